@@ -1,0 +1,260 @@
+"""The ``arena`` command line: games, bots, plugins, play, replay, and plugin commands.
+
+Every command's docstring is its ``--help``. Library errors
+(:class:`arena.errors.ArenaError`) become a one-line message and exit status 2;
+no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from arena import __version__
+from arena.entrants import check_entrants_play, parse_spec, parse_value
+from arena.errors import ArenaError, SetupError
+from arena.match import Limits, derive_seed, play_game
+from arena.plugins import get_plugins
+from arena.seating import SANDBOX_MODES, close_seats, open_seat
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class ArenaGroup(click.Group):
+    """A click group that reports :class:`ArenaError` as a one-line error."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as error:
+            exception = click.ClickException(str(error))
+            exception.exit_code = error.exit_code
+            raise exception from None
+
+
+@click.group(cls=ArenaGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="arena")
+def cli() -> None:
+    """Run tournaments between game-playing bots: Modern Art and Maritime Silk Road.
+
+    Bots are Python classes registered by plugins (entry-point group "arena"),
+    or programs in any language speaking the JSON-lines protocol. Wherever a bot
+    is named, a BOT spec is one of:
+
+    \b
+      NAME                     a registered bot (see `arena bots`)
+      NAME:key=value,...       a registered bot with options
+      NAME=cmd:COMMAND         an external program, e.g. mine=cmd:node bot.js
+      NAME=py:MODULE:CLASS     a Python class not packaged as a plugin
+
+    Exit status: 0 done; 1 a check failed (replay mismatch, regression found);
+    2 bad usage or input.
+    """
+
+
+def parse_option_pairs(pairs: tuple[str, ...]) -> dict:
+    """``K=V`` strings into a dict; V is JSON when it parses, else a string."""
+    options = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected K=V, got {pair!r}", param_hint="--option")
+        options[key] = parse_value(raw)
+    return options
+
+
+@cli.command()
+def games() -> None:
+    """List the games, their player counts and options."""
+    plugins = get_plugins()
+    rows = []
+    for name, game in sorted(plugins.games.items()):
+        options = "; ".join(
+            f"{key}={json.dumps(spec.default)}: {spec.help}" for key, spec in game.options.items()
+        )
+        rows.append([name, game.title, f"{game.min_players}-{game.max_players}", options or "-",
+                     plugins.distribution_of(plugins.game_plugin(name))])
+    click.echo(tabulate(rows, headers=["game", "title", "players", "options (default: meaning)", "plugin"]))
+
+
+@cli.command()
+@click.option("--game", "-g", "game_name", metavar="GAME", help="Only bots that play GAME.")
+def bots(game_name: str | None) -> None:
+    """List registered bots: name, games it plays, the plugin it comes from."""
+    plugins = get_plugins()
+    if game_name is not None:
+        plugins.game(game_name)
+    rows = []
+    for name, info in sorted(plugins.bots.items()):
+        if game_name and game_name not in info.games:
+            continue
+        options = ", ".join(f"{k}={json.dumps(v)}" for k, v in info.options.items()) or "-"
+        rows.append([name, ", ".join(info.games), plugins.distribution_of(info.plugin), options, info.description])
+    click.echo(tabulate(rows, headers=["bot", "games", "plugin", "options", "description"]))
+
+
+@cli.command()
+def plugins() -> None:
+    """List loaded plugins: name, distribution, version, hooks implemented."""
+    loaded = get_plugins()
+    rows = [[info.name, info.distribution, info.version, ", ".join(info.hooks)] for info in loaded.infos.values()]
+    click.echo(tabulate(rows, headers=["plugin", "distribution", "version", "hooks"]))
+
+
+def _read_setup(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            setup = json.load(handle)
+    except OSError as error:
+        raise SetupError(f"cannot read setup file {path}: {error.strerror}") from None
+    except ValueError as error:
+        raise SetupError(f"setup file {path} is not JSON: {error}") from None
+    if not isinstance(setup, dict):
+        raise SetupError(f"setup file {path}: expected a JSON object")
+    return setup
+
+
+def sandbox_option(function: Any) -> Any:
+    return click.option(
+        "--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
+        help="process: every bot in its own limited process; none: Python bots in-process (trusted bots only).",
+    )(function)
+
+
+@cli.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("-b", "--bot", "bot_specs", multiple=True, required=True, metavar="BOT",
+              help="A bot per seat, in seat order (repeat).")
+@click.option("--seed", type=int, help="Seed choosing the setup and the bots' seeds [default: random].")
+@click.option("--setup", "setup_path", type=click.Path(dir_okay=False), help="A setup file (JSON) fixing the deal.")
+@click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
+              help="A game option (repeat); V is read as JSON when it parses.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the game record (JSON) to this file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the game record instead of the account.")
+@sandbox_option
+@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
+@click.option("--start-ms", type=click.IntRange(1), default=5000, show_default=True, help="Time to answer start.")
+@click.option("--bank-ms", type=click.IntRange(0), default=10000, show_default=True,
+              help="Extra time per game, spent when a decision runs over --move-ms.")
+@click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
+def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, sandbox,
+         move_ms, start_ms, bank_ms, memory_mb) -> None:
+    """Play one game of GAME between the given bots and print what happened.
+
+    Prints a readable account (every auction or delivery, each scoring, faults,
+    final money and ranks), or with --json the game record, which `arena replay`
+    checks. Example:
+
+    \b
+      arena play modern-art -b random -b appraiser -b random -b appraiser --seed 7
+    """
+    plugins = get_plugins()
+    game = plugins.game(game_name)
+    entrants = [parse_spec(spec, plugins) for spec in bot_specs]
+    check_entrants_play(game, entrants, plugins)
+    options = game.check_options(len(entrants), parse_option_pairs(option_pairs))
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    if setup_path:
+        setup = _read_setup(setup_path)
+        if setup.get("players") != len(entrants):
+            raise SetupError(f"setup file {setup_path} is for {setup.get('players')} players, "
+                             f"but {len(entrants)} bots were given")
+        game.check_setup(setup, options)
+    else:
+        setup = game.random_setup(len(entrants), options, random.Random(seed))
+    limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb)
+    names = [entrant.name for entrant in entrants]
+    seats = []
+    final: list = []
+    try:
+        seats = [open_seat(entrant, sandbox, limits, plugins) for entrant in entrants]
+        record = play_game(game, options, setup, seats, names, game_id=f"play/{game.name}/{seed}",
+                           seed=seed, bot_seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seats))],
+                           limits=limits, keep_state=final)
+    finally:
+        close_seats(seats)
+    if record_path:
+        with open(record_path, "w", encoding="utf-8") as handle:
+            json.dump(record, handle)
+            handle.write("\n")
+    if as_json:
+        click.echo(json.dumps(record))
+        return
+    for line in game.narrate(final[0].log, names):
+        click.echo(line)
+    click.echo(format_faults(record))
+    click.echo(format_result(record))
+
+
+def format_faults(record: dict) -> str:
+    """The faults of a record as lines (empty when there were none)."""
+    if not record["faults"]:
+        return "Faults: none"
+    lines = [f"Faults: {len(record['faults'])}"]
+    for fault in record["faults"]:
+        move = "start" if fault["move"] is None else f"move {fault['move']}"
+        lines.append(f"  seat {fault['seat']} ({record['players'][fault['seat']]}), {move}, "
+                     f"{fault['decision']}: {fault['kind']}: {fault['detail']}")
+    return "\n".join(lines)
+
+
+def format_result(record: dict) -> str:
+    """The final money and ranks as a table."""
+    rows = sorted(
+        ([rank, seat, name, money] for seat, (name, money, rank) in
+         enumerate(zip(record["players"], record["result"]["money"], record["result"]["ranks"]))),
+    )
+    return "Final result:\n" + tabulate(rows, headers=["rank", "seat", "bot", "money"])
+
+
+@cli.command()
+@click.argument("source", metavar="RECORD", type=click.File("r"))
+@click.option("--quiet", "-q", is_flag=True, help="Print only differences.")
+def replay(source, quiet) -> None:
+    """Replay game records through the engine and check they give the same result.
+
+    RECORD is a file holding a record, a JSON list of records or JSON lines
+    (`arena export` output), or - for stdin. Exit status 1 on any difference.
+    """
+    from arena.replay import read_records, replay_checked
+
+    plugins = get_plugins()
+    where = "stdin" if source.name == "<stdin>" else source.name
+    total = failed = 0
+    for record in read_records(source, where):
+        total += 1
+        if not isinstance(record, dict):
+            problems = [f"record {total}: not a JSON object"]
+        else:
+            problems = replay_checked(record, plugins)
+        if problems:
+            failed += 1
+            for problem in problems:
+                click.echo(f"MISMATCH {problem}")
+        elif not quiet:
+            click.echo(f"ok {record.get('id', total)}")
+    click.echo(f"{total - failed} of {total} records replay exactly")
+    if failed:
+        sys.exit(1)
+
+
+def _register_plugin_commands() -> None:
+    plugins = get_plugins()
+    hook = plugins.pm.hook.register_commands
+    for impl in hook.get_hookimpls():
+        try:
+            impl.function(cli)
+        except Exception as error:  # a broken plugin must not break the CLI
+            click.echo(f"arena: warning: plugin {impl.plugin_name} failed in register_commands: {error!r}",
+                       err=True)
+
+
+_register_plugin_commands()

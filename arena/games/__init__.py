@@ -1,0 +1,1 @@
+"""The built-in games, each a package registered through ``register_games`` like any plugin."""

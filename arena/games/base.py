@@ -1,0 +1,159 @@
+"""What a game plugin provides: the :class:`Game` description and its :class:`GameState`.
+
+A game is pure rules: no I/O, no clocks, and no randomness after the setup.
+The runner (``arena.match``) drives a state by reading ``state.seat``,
+``state.decision`` and ``state.legal`` and calling ``state.apply(action)``
+until ``state.seat is None``. Engines apply forced moves (a decision with a
+single legal action) themselves, so every decision the runner sees is a real
+choice (protocol.md section 1).
+
+Events: ``state.log`` is an append-only list of ``(audience, event)`` pairs;
+``audience`` is ``None`` for a public event or a seat number for a private one
+(a seat's own dealt cards). The runner sends each seat the events it may see
+since its previous decision.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from arena.errors import OptionError
+
+PUBLIC = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: its JSON type, default, one-line help, and an applicability check."""
+
+    type: type
+    default: Any
+    help: str
+    #: ``applies(players) -> str | None``: an error message when the option
+    #: cannot be switched on for that many players, else None.
+    applies: Callable[[int], str | None] = field(default=lambda players: None)
+
+
+class GameState:
+    """The full state of one game in progress (every hand, the deck order).
+
+    Attributes the runner reads after every ``apply`` (kept up to date by the
+    engine, never recomputed on read):
+
+    - ``seat``: the seat that must decide now, or ``None`` when the game is over;
+    - ``decision``: the decision kind (protocol.md's names), or ``None``;
+    - ``legal``: the ``legal`` object of protocol.md for that decision;
+    - ``log``: the append-only ``(audience, event)`` list;
+    - ``players``: the number of seats.
+    """
+
+    players: int
+    seat: int | None
+    decision: str | None
+    legal: dict | None
+    log: list
+
+    def apply(self, action: dict) -> None:
+        """Apply the current seat's action, then every forced move after it.
+
+        Raises :class:`arena.errors.MalformedAction` for a wrong shape (missing
+        or unknown key, wrong type, unknown word) and
+        :class:`arena.errors.IllegalAction` for a well-formed action outside
+        ``legal`` or the rules; the message names the decision, the action and
+        what was legal. A refused action leaves the state unchanged.
+        """
+        raise NotImplementedError
+
+    def default_action(self) -> dict:
+        """The action applied after a fault (protocol.md's default column)."""
+        raise NotImplementedError
+
+    def view(self, seat: int) -> dict:
+        """Everything ``seat`` may know now, and nothing more (JSON-compatible)."""
+        raise NotImplementedError
+
+    def money(self) -> list[int]:
+        """Each seat's money now."""
+        raise NotImplementedError
+
+    def result(self) -> dict:
+        """``{"money": [...], "ranks": [...]}`` by seat; only once the game is over."""
+        money = self.money()
+        return {"money": money, "ranks": competition_ranks(money)}
+
+    def clone(self) -> "GameState":
+        """An independent copy, cheap enough for search bots to call per simulation."""
+        raise NotImplementedError
+
+
+class Game:
+    """A game's description and factory; registered through ``register_games``."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: dict[str, Option] = {}
+
+    def check_options(self, players: int, options: dict) -> dict:
+        """The options in force (defaults filled in), or :class:`OptionError`."""
+        if not self.min_players <= players <= self.max_players:
+            from arena.errors import PlayerCountError
+
+            raise PlayerCountError(
+                f"{self.name} takes {self.min_players} to {self.max_players} players, got {players}"
+            )
+        full = {}
+        for key, value in options.items():
+            spec = self.options.get(key)
+            if spec is None:
+                known = ", ".join(sorted(self.options)) or "none"
+                raise OptionError(f"{self.name} has no option {key!r} (options: {known})")
+            if not _is_type(value, spec.type):
+                raise OptionError(
+                    f"option {key} of {self.name} takes a {spec.type.__name__}, got {value!r}"
+                )
+            if value != spec.default:
+                problem = spec.applies(players)
+                if problem:
+                    raise OptionError(f"option {key} of {self.name}: {problem}")
+            full[key] = value
+        for key, spec in self.options.items():
+            full.setdefault(key, spec.default)
+        return full
+
+    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+        """A setup (protocol.md section 5) shuffled with ``rng``."""
+        raise NotImplementedError
+
+    def check_setup(self, setup: dict, options: dict) -> None:
+        """Raise :class:`arena.errors.SetupError` when protocol.md section 5 refuses ``setup``."""
+        raise NotImplementedError
+
+    def new_state(self, setup: dict, options: dict) -> GameState:
+        """The state at the first real decision of a checked setup (forced moves applied)."""
+        raise NotImplementedError
+
+    def determinize(self, view: dict, options: dict, rng: random.Random) -> GameState:
+        """A full state consistent with ``view``: hidden cards dealt at random from those unseen.
+
+        Search bots call this, then ``clone`` and ``apply`` to simulate.
+        """
+        raise NotImplementedError
+
+    def narrate(self, log: list, players: list[str]) -> list[str]:
+        """The readable account of a finished game, one line per line, from its full log."""
+        raise NotImplementedError
+
+
+def competition_ranks(money: list[int]) -> list[int]:
+    """Rank 1 = most money; equal money, equal rank; 50, 50, 30 gives 1, 1, 3."""
+    return [1 + sum(1 for other in money if other > mine) for mine in money]
+
+
+def _is_type(value: Any, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)

@@ -1,0 +1,254 @@
+"""Playing one game: the loop that asks bots, enforces time, records faults and moves.
+
+``play_game`` is a pure function of the game, its options, setup, bots,
+limits and seeds (bots allowing), and returns the game record of protocol.md
+section 6. It never raises because of a bot: every misbehaviour becomes a
+fault and the decision's default action is applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, asdict
+from typing import Any
+
+from arena.errors import ActionError, BotCrashed, BotFault, BotTimeout, MalformedAction
+
+log = logging.getLogger("arena.match")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time and resource limits per bot (the tournament file's ``[limits]``)."""
+
+    start_ms: int = 5000
+    move_ms: int = 1000
+    bank_ms: int = 10000
+    memory_mb: int = 512
+    max_faults: int = 3
+
+    def time_message(self) -> dict:
+        return {"start_ms": self.start_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 63-bit seed that follows only from ``parts`` (same on every machine and run)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+class Request(dict):
+    """A ``decide`` message whose ``view`` and ``events`` are built only when read.
+
+    Building a view costs more than most bots' whole decision, and many bots
+    never read it; so ``request["view"]`` (and ``.get``/``in``) builds it on first
+    use. :meth:`full` gives a plain dict for sending over a pipe.
+    """
+
+    __slots__ = ("_state", "_seat", "_first", "_last")
+
+    def __missing__(self, key: str) -> Any:
+        if key == "view":
+            value = self._state.view(self._seat)
+        elif key == "events":
+            seat = self._seat
+            value = [
+                event
+                for audience, event in self._state.log[self._first : self._last]
+                if audience is None or audience == seat
+            ]
+        else:
+            raise KeyError(key)
+        self[key] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in ("view", "events"):
+            return self[key]
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("view", "events") or dict.__contains__(self, key)
+
+    def full(self) -> dict:
+        """A plain dict with the view and events built."""
+        self["view"], self["events"]  # noqa: B018 - builds both
+        return dict(self)
+
+
+def events_for(log_: list, seat: int, first: int, last: int | None = None) -> list:
+    """The events of ``log_[first:last]`` that ``seat`` may see."""
+    return [event for audience, event in log_[first:last] if audience is None or audience == seat]
+
+
+class InProcessBot:
+    """Runs a Python bot in this process (``--sandbox none``): trusted code only.
+
+    Time is measured on the wall clock after the fact; a late answer is a
+    timeout fault, but a bot that never returns cannot be stopped here.
+    """
+
+    clock = "wall"
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+        self.bot: Any = None
+
+    def start(self, info: dict, limit_ms: float) -> None:
+        began = time.perf_counter()
+        try:
+            self.bot = self.factory()
+            start = getattr(self.bot, "start", None)
+            if start is not None:
+                start(info)
+        except Exception as error:
+            raise BotCrashed(f"start raised {error!r}") from None
+        used = (time.perf_counter() - began) * 1000
+        if used > limit_ms:
+            raise BotTimeout(f"start took {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
+
+    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+        began = time.perf_counter()
+        try:
+            action = self.bot.decide(request)
+        except Exception as error:
+            raise BotCrashed(f"decide raised {error!r}") from None
+        used = (time.perf_counter() - began) * 1000
+        if used > limit_ms:
+            raise BotTimeout(f"answered after {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
+        return action, used
+
+    def end(self, info: dict) -> None:
+        end = getattr(self.bot, "end", None)
+        if end is not None:
+            try:
+                end(info)
+            except Exception:
+                pass
+        self.bot = None
+
+    def close(self) -> None:
+        self.bot = None
+
+
+def play_game(
+    game: Any,
+    options: dict,
+    setup: dict,
+    bots: list[Any],
+    names: list[str],
+    *,
+    game_id: str,
+    seed: int,
+    bot_seeds: list[int],
+    limits: Limits = Limits(),
+    keep_state: list | None = None,
+) -> dict:
+    """Play one game to its end and return its record.
+
+    :param bots: one adapter per seat (``start``/``decide``/``end``, see
+        :class:`InProcessBot`; the sandbox's process adapters behave the same).
+    :param keep_state: when a list is given, the final state is appended to it
+        (``arena play`` narrates from the state's full log).
+    """
+    players = len(bots)
+    state = game.new_state(setup, options)
+    moves: list[dict] = []
+    faults: list[dict] = []
+    fault_count = [0] * players
+    stopped = [False] * players
+    bank = [float(limits.bank_ms)] * players
+    cursors = [0] * players
+    move_ms = limits.move_ms
+    setup_public = {"money": state.money(), "first": setup.get("first", 0)}
+
+    def fault(seat: int, decision: str, kind: str, detail: str, move: int | None, **extra) -> None:
+        entry = {"seat": seat, "move": move, "decision": decision, "kind": kind, "detail": detail}
+        entry.update(extra)
+        faults.append(entry)
+        fault_count[seat] += 1
+        if fault_count[seat] >= limits.max_faults:
+            stopped[seat] = True
+        log.warning("game %s: seat %d (%s) %s fault in %s: %s", game_id, seat, names[seat], kind, decision, detail)
+
+    for seat, bot in enumerate(bots):
+        info = {
+            "type": "start",
+            "game": game.name,
+            "seat": seat,
+            "players": list(names),
+            "options": options,
+            "time": limits.time_message(),
+            "setup_public": setup_public,
+            "seed": bot_seeds[seat],
+        }
+        try:
+            bot.start(info, limits.start_ms)
+        except BotFault as error:
+            fault(seat, "start", error.kind, str(error), None, clock=getattr(bot, "clock", "wall"))
+            stopped[seat] = True
+
+    log_ = state.log
+    while state.seat is not None:
+        seat = state.seat
+        decision = state.decision
+        if stopped[seat]:
+            action = state.default_action()
+            moves.append({"seat": seat, "decision": decision, "action": action})
+            state.apply(action)
+            continue
+        request = Request(type="decide", decision=decision, legal=state.legal,
+                          time_left_ms=int(move_ms + bank[seat]))
+        request._state = state
+        request._seat = seat
+        request._first = cursors[seat]
+        request._last = cursors[seat] = len(log_)
+        try:
+            action, used = bots[seat].decide(request, move_ms + bank[seat])
+            if used > move_ms:
+                bank[seat] -= used - move_ms
+            if type(action) is not dict:
+                raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
+            state.apply(action)
+            moves.append({"seat": seat, "decision": decision, "action": action})
+        except BotFault as error:
+            if error.stops_seat:
+                stopped[seat] = True
+            action = state.default_action()
+            fault(seat, decision, error.kind, str(error), len(moves),
+                  **({"clock": getattr(error, "clock", None) or bots[seat].clock} if error.kind == "timeout" else {}))
+            moves.append({"seat": seat, "decision": decision, "action": action})
+            state.apply(action)
+        except ActionError as error:
+            action = state.default_action()
+            fault(seat, decision, error.fault_kind, str(error), len(moves))
+            moves.append({"seat": seat, "decision": decision, "action": action})
+            state.apply(action)
+
+    result = state.result()
+    for seat, bot in enumerate(bots):
+        if any(f["seat"] == seat and f["kind"] in ("crash", "timeout") for f in faults):
+            continue  # a crashed or timed-out bot is not spoken to again this game
+        try:
+            bot.end({"type": "end", "result": result, "events": events_for(log_, seat, cursors[seat])})
+        except BotFault:
+            pass
+    if keep_state is not None:
+        keep_state.append(state)
+    return {
+        "id": game_id,
+        "game": game.name,
+        "options": options,
+        "seed": seed,
+        "players": list(names),
+        "setup": setup,
+        "moves": moves,
+        "result": result,
+        "faults": faults,
+    }
+

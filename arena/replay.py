@@ -1,0 +1,81 @@
+"""Replaying game records through the engine, decision by decision."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, TextIO
+
+from arena.errors import ActionError, ArenaError, RecordError
+
+
+def read_records(stream: TextIO, where: str) -> Iterator[dict]:
+    """Records from a file holding one JSON record, a JSON list, or JSON lines."""
+    text = stream.read()
+    stripped = text.strip()
+    if not stripped:
+        raise RecordError(f"{where}: no game record in it")
+    try:
+        whole = json.loads(stripped)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        yield whole
+        return
+    if isinstance(whole, list):
+        yield from whole
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except ValueError as error:
+                raise RecordError(f"{where}, line {number}: not JSON ({error.msg})") from None
+
+
+def rebuild(record: dict, plugins: Any) -> tuple[Any, dict, Any]:
+    """The game, its checked options and the initial state of a record."""
+    for key in ("game", "setup", "moves", "result"):
+        if key not in record:
+            raise RecordError(f"record {record.get('id', '?')}: missing key {key!r}")
+    game = plugins.game(record["game"])
+    setup = record["setup"]
+    options = game.check_options(setup.get("players", 0), record.get("options") or {})
+    game.check_setup(setup, options)
+    return game, options, game.new_state(setup, options)
+
+
+def replay(record: dict, plugins: Any) -> tuple[list[str], Any]:
+    """Replay ``record``; the differences found (empty when it replays exactly) and the final state."""
+    game, options, state = rebuild(record, plugins)
+    problems: list[str] = []
+    name = record.get("id", "?")
+    for index, move in enumerate(record["moves"]):
+        if state.seat is None:
+            problems.append(f"{name}: move {index}: the game was already over")
+            return problems, state
+        if move.get("seat") != state.seat or move.get("decision") != state.decision:
+            problems.append(
+                f"{name}: move {index}: record has seat {move.get('seat')} {move.get('decision')}, "
+                f"engine asks seat {state.seat} {state.decision}"
+            )
+            return problems, state
+        try:
+            state.apply(move.get("action"))
+        except ActionError as error:
+            problems.append(f"{name}: move {index}: {error}")
+            return problems, state
+    if state.seat is not None:
+        problems.append(f"{name}: the record ends but the engine still asks seat {state.seat} {state.decision}")
+        return problems, state
+    result = state.result()
+    if result != record["result"]:
+        problems.append(f"{name}: result differs: record {record['result']}, engine {result}")
+    return problems, state
+
+
+def replay_checked(record: dict, plugins: Any) -> list[str]:
+    """Like :func:`replay`, but a record the engine cannot even start is one difference too."""
+    try:
+        return replay(record, plugins)[0]
+    except ArenaError as error:
+        return [f"{record.get('id', '?')}: {error}"]
