@@ -138,13 +138,15 @@ def sandbox_option(function: Any) -> Any:
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the game record (JSON) to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record instead of the account.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the game's replay page (one HTML file, opens from disk) to this file.")
 @sandbox_option
 @click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
 @click.option("--start-ms", type=click.IntRange(1), default=5000, show_default=True, help="Time to answer start.")
 @click.option("--bank-ms", type=click.IntRange(0), default=10000, show_default=True,
               help="Extra time per game, spent when a decision runs over --move-ms.")
 @click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
-def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, sandbox,
+def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, html_path, sandbox,
          move_ms, start_ms, bank_ms, memory_mb) -> None:
     """Play one game of GAME between the given bots and print what happened.
 
@@ -185,6 +187,10 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
         with open(record_path, "w", encoding="utf-8") as handle:
             json.dump(record, handle)
             handle.write("\n")
+    if html_path:
+        from arena.report.replay_page import write_replay_page
+
+        write_replay_page(record, plugins, html_path)
     if as_json:
         click.echo(json.dumps(record))
         return

@@ -8,6 +8,7 @@ A spec is one of (cli.md):
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import shlex
@@ -50,7 +51,8 @@ class Entrant:
             options = {**info.options, **self.options}
             return lambda: info.factory(**options)
         if self.kind == "py":
-            return load_py_class(self.target)
+            cls = load_py_class(self.target)
+            return functools.partial(cls, **self.options) if self.options else cls
         raise BadBotSpec(f"bot {self.name} is an external program; it cannot run in-process")
 
 
@@ -79,9 +81,11 @@ def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = Non
     if not spec:
         raise BadBotSpec("empty bot spec (expected NAME, NAME=cmd:COMMAND or NAME=py:MODULE:CLASS)")
     name, sep, rest = spec.partition("=")
+    if ":" in name:  # NAME:key=value,...: the '=' belongs to an option
+        sep = ""
     if sep and (rest.startswith("cmd:") or rest.startswith("py:")):
         name = name.strip()
-        if not name or ":" in name:
+        if not name:
             raise BadBotSpec(f"bot spec {spec!r}: the name before '=' must be a plain word")
         kind, _, target = rest.partition(":")
         target = target.strip()
@@ -109,7 +113,27 @@ def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = Non
             raise OptionError(
                 f"bot {bot} has no option {sorted(unknown)[0]!r} (options: {known})"
             )
+        for key, value in sorted(bot_options.items()):
+            expected = option_type(info.options[key])
+            if expected is not None and not fits_option(value, expected):
+                raise OptionError(
+                    f"option {key} of bot {bot} takes a {expected.__name__}, got {value!r}"
+                )
     return entrant
+
+
+def option_type(default: Any) -> type | None:
+    """The type a bot option takes, judged from its default (None: any value)."""
+    return None if default is None else type(default)
+
+
+def fits_option(value: Any, expected: type) -> bool:
+    """Whether ``value`` suits an option of type ``expected`` (an int is a float; a bool is no number)."""
+    if isinstance(value, bool) or expected is bool:
+        return isinstance(value, bool) and expected is bool
+    if expected is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, expected)
 
 
 def load_py_class(target: str) -> Callable[[], Any]:

@@ -95,3 +95,15 @@ class BotMalformed(BotFault):
 
     kind = "malformed"
     stops_seat = False
+
+
+class ScaffoldError(ArenaError):
+    """A bot name or folder that ``arena new-bot`` cannot use (taken, invalid, not empty)."""
+
+
+class CompareError(ArenaError):
+    """Settings ``arena compare`` cannot work with (SPRT bounds, error rates, field, sizes)."""
+
+
+class ReportError(ArenaError):
+    """A report or replay page that cannot be made: its extra (matplotlib) is missing, or its file cannot be written."""

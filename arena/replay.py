@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 from arena.errors import ActionError, ArenaError, RecordError
 
@@ -44,10 +44,17 @@ def rebuild(record: dict, plugins: Any) -> tuple[Any, dict, Any]:
     return game, options, game.new_state(setup, options)
 
 
-def replay(record: dict, plugins: Any) -> tuple[list[str], Any]:
-    """Replay ``record``; the differences found (empty when it replays exactly) and the final state."""
+def replay(record: dict, plugins: Any, observe: Callable[[Any, dict | None], None] | None = None
+           ) -> tuple[list[str], Any]:
+    """Replay ``record``; the differences found (empty when it replays exactly) and the final state.
+
+    ``observe(state, move)``, when given, sees the initial state (``move`` None)
+    and the state after each recorded move (the replay viewer draws its frames so).
+    """
     game, options, state = rebuild(record, plugins)
     problems: list[str] = []
+    if observe is not None:
+        observe(state, None)
     name = record.get("id", "?")
     for index, move in enumerate(record["moves"]):
         if state.seat is None:
@@ -64,6 +71,8 @@ def replay(record: dict, plugins: Any) -> tuple[list[str], Any]:
         except ActionError as error:
             problems.append(f"{name}: move {index}: {error}")
             return problems, state
+        if observe is not None:
+            observe(state, move)
     if state.seat is not None:
         problems.append(f"{name}: the record ends but the engine still asks seat {state.seat} {state.decision}")
         return problems, state

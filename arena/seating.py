@@ -5,24 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from arena.entrants import Entrant
-from arena.errors import BadBotSpec
 from arena.match import InProcessBot, Limits
+from arena.sandbox import open_process_bot
 
 SANDBOX_MODES = ("process", "none")
 
 
 def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Any) -> Any:
-    """An adapter that plays ``entrant`` in one seat, under ``sandbox``."""
+    """An adapter that plays ``entrant`` in one seat, under ``sandbox``.
+
+    ``none`` runs Python bots in this process (trusted code only); an external
+    program (``cmd:``) is always a process of its own, sandboxed only under
+    ``process``.
+    """
     if sandbox == "none" and entrant.kind != "cmd":
         return InProcessBot(entrant.factory(plugins))
-    if sandbox == "none" and entrant.kind == "cmd":
-        pass  # an external program is always a process of its own
-    try:
-        from arena.sandbox import open_process_bot
-    except ModuleNotFoundError:
-        raise BadBotSpec(
-            f"bot {entrant.name} needs the process sandbox, which this build lacks; use --sandbox none"
-        ) from None
     return open_process_bot(entrant, limits, plugins, isolate=(sandbox == "process"))
 
 
@@ -41,7 +38,7 @@ class SeatPool:
     ``seats(entrants)`` hands out one adapter per seat (reusing idle healthy
     ones of the same entrant); ``release(seats)`` takes them back after the game,
     closing any whose ``healthy`` attribute is false (a process that died or
-    timed out); ``close()`` stops them all.
+    timed out), so that the next game gets a fresh one; ``close()`` stops them all.
     """
 
     def __init__(self, plugins: Any, sandbox: str, limits: Limits) -> None:

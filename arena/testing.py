@@ -3,6 +3,16 @@
 ``check_game(game)`` plays random self-play games and asserts what every game
 must keep: the game ends, ranks follow money, and every record replays
 exactly. Our own tests run it on every registered game.
+
+``check_bot(bot)`` plays a bot against ``random`` in every game it plays (what
+``arena check-bot`` does) and asserts it never faulted. As a pytest plugin
+(installed with arena, through the ``pytest11`` entry point) this module gives
+every test suite the fixtures ``arena_check_bot`` and ``arena_plugins``, and the
+options ``--arena-games N`` and ``--arena-sandbox process|none``, so a bot's
+whole test is one line::
+
+    def test_my_bot(arena_check_bot):
+        arena_check_bot("my-bot")
 """
 
 from __future__ import annotations
@@ -10,8 +20,10 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable
 
+import pytest
+
 from arena.games.base import competition_ranks
-from arena.match import InProcessBot, derive_seed, play_game
+from arena.match import InProcessBot, Limits, derive_seed, play_game
 
 
 class UniformBot:
@@ -60,3 +72,60 @@ def check_game(game: Any, factory: Any, seeds: Iterable[int], players: Iterable[
         assert not problems, problems
         played += 1
     return played
+
+
+def check_bot(bot: Any, game: str | None = None, games: int = 6, sandbox: str = "process",
+              limits: Limits = Limits(), seed: int = 1, plugins: Any = None) -> Any:
+    """Play ``bot`` against ``random`` in each game it plays; assert it never faulted.
+
+    :param bot: a bot spec (``"my-bot"``, ``"my-bot:boldness=0.8"``,
+        ``"mine=py:my_module:MyBot"``, ``"mine=cmd:./my-bot"``), or a bot class
+        (any factory with ``sandbox="none"``; a class importable as
+        ``MODULE:CLASS`` also in the process sandbox).
+    :param game: check only this game (default: every game the bot plays).
+    :param games: games per game kind, cycling through player counts and seats.
+    :param sandbox: ``"process"`` (as in tournaments) or ``"none"`` (in-process).
+    :return: the :class:`arena.authoring.conformance.BotReport` (per game:
+        faults, decision times, mean rank, determinism), for further asserts.
+    """
+    from arena.authoring.conformance import check_bot_games, entrant_for
+    from arena.plugins import get_plugins
+
+    plugins = plugins or get_plugins()
+    entrant = entrant_for(bot, plugins, sandbox)
+    report = check_bot_games(entrant, plugins, game=game, games=games, sandbox=sandbox,
+                             limits=limits, seed=seed)
+    assert report.checks, f"bot {entrant.name} plays none of the registered games"
+    assert not report.faulted, report.format()
+    return report
+
+
+# -- the pytest plugin --
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("arena", "arena bot checks")
+    group.addoption("--arena-games", type=int, default=6, metavar="N",
+                    help="games per game kind in arena_check_bot (default 6)")
+    group.addoption("--arena-sandbox", choices=("process", "none"), default="process",
+                    help="where arena_check_bot runs the bot (default process, as in tournaments)")
+
+
+@pytest.fixture
+def arena_plugins() -> Any:
+    """arena's plugin manager: the registered games (``.games``) and bots (``.bots``)."""
+    from arena.plugins import get_plugins
+
+    return get_plugins()
+
+
+@pytest.fixture
+def arena_check_bot(request: Any) -> Any:
+    """:func:`check_bot` with the command line's ``--arena-games`` and ``--arena-sandbox`` as defaults."""
+    config = request.config
+
+    def check(bot: Any, **overrides: Any) -> Any:
+        settings = {"games": config.getoption("arena_games"), "sandbox": config.getoption("arena_sandbox")}
+        return check_bot(bot, **{**settings, **overrides})
+
+    return check

@@ -108,7 +108,8 @@ def test_bad_input_is_one_line_and_status_2(args, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
-    assert len(result.output.strip().splitlines()) <= 3  # click's usage line + the error
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and message in errors[0]  # one line says what to fix
 
 
 SETUP_REFUSALS = [

@@ -35,3 +35,12 @@ def register_bots(register):
             games=["silk-road"],
             description="Silk Road: delivers for the best own income over rivals', steers ships to its cards, buys cards that pay back",
         )
+    from arena_bots.mcts import MctsBot
+
+    register(
+        "mcts",
+        MctsBot,
+        games=["modern-art", "silk-road"],
+        description="information-set Monte Carlo tree search over sampled deals, with value-guided rollouts",
+        options={"iterations": 0, "exploration": 1.4, "time_fraction": 0.5},
+    )

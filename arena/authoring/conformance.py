@@ -1,0 +1,273 @@
+"""The conformance check of one bot: games against ``random``, faults, decision times, determinism.
+
+For each game the bot plays, it plays ``games`` games at every player count in
+turn, sitting in every seat in turn, against ``random`` (or against copies of
+itself in a game ``random`` does not play). The first games are played a
+second time with the same setup and seeds: a bot that draws its randomness
+from its seed and does not depend on the clock makes the same moves again.
+``arena check-bot`` prints the :class:`BotReport`; ``arena.testing.check_bot``
+asserts on it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from tabulate import tabulate
+
+from arena.entrants import Entrant, check_entrants_play, parse_spec
+from arena.errors import BadBotSpec
+from arena.match import Limits, derive_seed, play_game
+from arena.seating import SeatPool
+
+#: How many of each game's games are played twice to compare the moves.
+REPEATED_GAMES = 2
+#: How many faults of each kind the report quotes.
+EXAMPLES_PER_KIND = 3
+
+
+@dataclass
+class GameCheck:
+    """What one game's check found."""
+
+    game: str
+    opponent: str
+    move_ms: int
+    bank_ms: int
+    games: int = 0
+    player_counts: list[int] = field(default_factory=list)
+    faults: list[dict] = field(default_factory=list)
+    times_ms: list[float] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    repeated: int = 0
+    #: the first move a repeated game differed at, or None when every repeat matched
+    difference: str | None = None
+
+    @property
+    def faults_by_kind(self) -> Counter:
+        return Counter(fault["kind"] for fault in self.faults)
+
+    @property
+    def deterministic(self) -> bool:
+        return self.difference is None
+
+    def examples(self) -> list[dict]:
+        """The first faults of each kind, in the order they happened."""
+        seen: Counter = Counter()
+        chosen = []
+        for fault in self.faults:
+            seen[fault["kind"]] += 1
+            if seen[fault["kind"]] <= EXAMPLES_PER_KIND:
+                chosen.append(fault)
+        return chosen
+
+    def percentile(self, share: float) -> float:
+        """The decision time (ms) that ``share`` of the decisions did not exceed (nearest rank)."""
+        if not self.times_ms:
+            return 0.0
+        ordered = sorted(self.times_ms)
+        return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+    def as_dict(self) -> dict:
+        return {
+            "game": self.game,
+            "opponent": self.opponent,
+            "games": self.games,
+            "players": sorted(set(self.player_counts)),
+            "faults": dict(self.faults_by_kind),
+            "fault_examples": self.examples(),
+            "decisions": len(self.times_ms),
+            "time_ms": {"p50": self.percentile(0.5), "p90": self.percentile(0.9),
+                        "p99": self.percentile(0.99), "max": self.percentile(1.0)},
+            "limits_ms": {"move": self.move_ms, "bank": self.bank_ms},
+            "over_move_limit": sum(1 for used in self.times_ms if used > self.move_ms),
+            "mean_rank": sum(self.ranks) / len(self.ranks) if self.ranks else None,
+            "first_places": self.ranks.count(1),
+            "repeated_games": self.repeated,
+            "deterministic": self.deterministic,
+            "difference": self.difference,
+        }
+
+
+@dataclass
+class BotReport:
+    """The check of one bot over every game it was checked in."""
+
+    bot: str
+    sandbox: str
+    checks: list[GameCheck]
+
+    @property
+    def faulted(self) -> bool:
+        return any(check.faults for check in self.checks)
+
+    @property
+    def games_played(self) -> int:
+        return sum(check.games for check in self.checks)
+
+    def check(self, game: str) -> GameCheck:
+        """The check of ``game``."""
+        return next(check for check in self.checks if check.game == game)
+
+    def as_dict(self) -> dict:
+        return {"bot": self.bot, "sandbox": self.sandbox, "faulted": self.faulted,
+                "games": [check.as_dict() for check in self.checks]}
+
+    def format(self) -> str:
+        """The readable report ``arena check-bot`` prints."""
+        rows = []
+        for check in self.checks:
+            facts = check.as_dict()
+            kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(facts["faults"].items()))
+            rows.append([
+                check.game, f"{check.games} vs {check.opponent}",
+                ", ".join(map(str, facts["players"])), kinds or "none", facts["decisions"],
+                *(f"{facts['time_ms'][key]:.2f}" for key in ("p50", "p90", "p99", "max")),
+                f"{check.move_ms} + {check.bank_ms}", facts["over_move_limit"],
+                "-" if facts["mean_rank"] is None else f"{facts['mean_rank']:.2f}",
+                "yes" if check.deterministic else "NO",
+            ])
+        lines = [f"Bot {self.bot}, sandbox {self.sandbox}", "", tabulate(rows, headers=[
+            "game", "games", "players", "faults", "decisions", "p50 ms", "p90 ms", "p99 ms", "max ms",
+            "limit ms (move + bank)", "over move", "mean rank", "deterministic"])]
+        for check in self.checks:
+            for fault in check.examples():
+                move = "start" if fault["move"] is None else f"move {fault['move']}"
+                lines.append(f"{check.game}: {fault['kind']} in {fault['game_id']}, {move} "
+                             f"({fault['decision']}): {fault['detail']}")
+            if check.difference:
+                lines.append(f"{check.game}: not deterministic: {check.difference}")
+        lines.append("")
+        lines.append("FAULTS: the bot faulted (see above)" if self.faulted else
+                     f"OK: {self.games_played} games without a fault")
+        return "\n".join(lines)
+
+
+class TimedSeat:
+    """A seat adapter that passes everything through and keeps each answered decision's time."""
+
+    def __init__(self, seat: Any, times_ms: list[float]) -> None:
+        self.seat = seat
+        self.times_ms = times_ms
+
+    @property
+    def clock(self) -> str:
+        return getattr(self.seat, "clock", "wall")
+
+    def start(self, info: dict, limit_ms: float) -> None:
+        self.seat.start(info, limit_ms)
+
+    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+        action, used = self.seat.decide(request, limit_ms)
+        self.times_ms.append(used)
+        return action, used
+
+    def end(self, info: dict) -> None:
+        self.seat.end(info)
+
+    def close(self) -> None:
+        self.seat.close()
+
+
+@dataclass(frozen=True)
+class ObjectEntrant(Entrant):
+    """An entrant made from a Python object (a class or factory) rather than a spec; in-process only."""
+
+    make: Callable[[], Any] | None = field(default=None, compare=False)
+
+    def factory(self, plugins: Any) -> Callable[[], Any]:
+        return self.make
+
+
+def entrant_for(bot: Any, plugins: Any, sandbox: str) -> Entrant:
+    """The entrant of a bot spec, or of a Python class or factory (see ``arena.testing.check_bot``)."""
+    if isinstance(bot, str):
+        return parse_spec(bot, plugins)
+    if not callable(bot):
+        raise BadBotSpec(f"expected a bot spec or a bot class, got {bot!r}")
+    name = getattr(bot, "__name__", "bot")
+    where = f"{getattr(bot, '__module__', '')}:{getattr(bot, '__qualname__', '')}"
+    if sandbox == "none":
+        return ObjectEntrant(name, "py", where, {}, f"{name}=py:{where}", make=bot)
+    if "<" in where or where.startswith(":") or where.endswith(":"):
+        raise BadBotSpec(f"bot {name} is not importable as MODULE:CLASS; check it with sandbox='none' "
+                         f"or give its spec")
+    return parse_spec(f"{name}=py:{where}")
+
+
+def games_of(entrant: Entrant, plugins: Any, game: str | None) -> list[str]:
+    """The games to check: ``game`` alone, else every game the bot plays."""
+    if game is not None:
+        check_entrants_play(plugins.game(game), [entrant], plugins)
+        return [game]
+    return [name for name in sorted(plugins.games) if entrant.plays(name, plugins)]
+
+
+def check_bot_games(entrant: Entrant, plugins: Any, *, game: str | None = None, games: int = 6,
+                    sandbox: str = "process", limits: Limits = Limits(), seed: int = 1) -> BotReport:
+    """Play ``entrant`` against ``random`` in each of its games and report what happened."""
+    pool = SeatPool(plugins, sandbox, limits)
+    try:
+        checks = [_check_one_game(entrant, plugins.game(name), plugins, pool, games, limits, seed)
+                  for name in games_of(entrant, plugins, game)]
+    finally:
+        pool.close()
+    return BotReport(entrant.name, sandbox, checks)
+
+
+def _check_one_game(entrant: Entrant, game: Any, plugins: Any, pool: SeatPool, games: int,
+                    limits: Limits, seed: int) -> GameCheck:
+    opponent = parse_spec("random", plugins)
+    if not opponent.plays(game.name, plugins):
+        opponent = entrant
+    check = GameCheck(game.name, opponent.name, limits.move_ms, limits.bank_ms)
+    counts = list(range(game.min_players, game.max_players + 1))
+    for index in range(games):
+        players = counts[index % len(counts)]
+        seat = index % players
+        game_seed = derive_seed(seed, "check", game.name, index)
+        entrants = [entrant if place == seat else opponent for place in range(players)]
+        record = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}", pool, limits,
+                       plugins, check.times_ms)
+        check.games += 1
+        check.player_counts.append(players)
+        check.ranks.append(record["result"]["ranks"][seat])
+        check.faults.extend({**fault, "game_id": record["id"]} for fault in record["faults"]
+                            if fault["seat"] == seat)
+        if index < REPEATED_GAMES:
+            again = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}/again", pool,
+                          limits, plugins, [])
+            check.repeated += 1
+            if check.difference is None:
+                check.difference = _first_difference(record, again)
+    return check
+
+
+def _play(game: Any, entrants: list[Entrant], seat: int, seed: int, game_id: str, pool: SeatPool,
+          limits: Limits, plugins: Any, times_ms: list[float]) -> dict:
+    options = game.check_options(len(entrants), {})
+    setup = game.random_setup(len(entrants), options, random.Random(seed))
+    seats = pool.seats(entrants)
+    playing = list(seats)
+    playing[seat] = TimedSeat(seats[seat], times_ms)
+    try:
+        return play_game(game, options, setup, playing, [e.name for e in entrants], game_id=game_id,
+                         seed=seed, bot_seeds=[derive_seed(seed, "bot", place) for place in range(len(seats))],
+                         limits=limits)
+    finally:
+        pool.release(seats)
+
+
+def _first_difference(first: dict, second: dict) -> str | None:
+    """Where two plays of the same game first differ (None when they do not)."""
+    for index, (one, two) in enumerate(zip(first["moves"], second["moves"])):
+        if one != two:
+            return (f"game {first['id']}, move {index} ({one['decision']}): "
+                    f"{one['action']} the first time, {two['action']} the second")
+    if len(first["moves"]) != len(second["moves"]):
+        return f"game {first['id']}: {len(first['moves'])} moves the first time, {len(second['moves'])} the second"
+    return None

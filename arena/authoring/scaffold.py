@@ -1,0 +1,56 @@
+"""``arena new-bot``: write a ready plugin distribution for a new bot.
+
+The name must be free (no registered bot, no installed Python module of the
+same package name) and usable in a bot spec; the folder must be new or empty,
+so an author's work is never overwritten.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+from arena import __version__
+from arena.authoring.templates import FILES
+from arena.errors import ScaffoldError
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+
+
+def package_name(name: str) -> str:
+    """The Python package of bot ``name``: ``my-bot`` -> ``my_bot``."""
+    return name.replace("-", "_")
+
+
+def check_name(name: str, plugins: Any) -> None:
+    """Refuse a name that is not a lowercase word (hyphens allowed) or is taken."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise ScaffoldError(
+            f"bot name {name!r}: expected lowercase letters and digits, words joined by '-' "
+            f"(e.g. my-bot), starting with a letter"
+        )
+    if name in plugins.bots:
+        raise ScaffoldError(
+            f"bot name {name!r} is taken by plugin {plugins.distribution_of(plugins.bots[name].plugin)}; "
+            f"choose another"
+        )
+    package = package_name(name)
+    if importlib.util.find_spec(package) is not None:
+        raise ScaffoldError(f"bot name {name!r}: a Python module {package!r} is already installed; choose another")
+
+
+def write_distribution(name: str, folder: Path, plugins: Any) -> list[Path]:
+    """Write the distribution of bot ``name`` into ``folder``; the files written, in order."""
+    check_name(name, plugins)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ScaffoldError(f"folder {folder} exists and is not empty; give a new one with --dir")
+    values = {"name": name, "package": package_name(name), "arena_version": __version__}
+    written = []
+    for path_template, template in FILES.items():
+        path = folder / path_template.replace("$package", values["package"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(template.substitute(values), encoding="utf-8")
+        written.append(path)
+    return written

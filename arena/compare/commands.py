@@ -1,0 +1,153 @@
+"""``arena compare``, a built-in plugin: a regression test of one bot against another."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import click
+
+from arena import hookimpl
+from arena.compare.design import Design, distinct_names
+from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
+from arena.compare.runner import Interrupted, run_comparison
+from arena.compare.stats import Sprt
+from arena.entrants import check_entrants_play, parse_spec
+from arena.errors import CompareError
+from arena.match import Limits
+from arena.plugins import get_plugins
+from arena.seating import SANDBOX_MODES
+
+EXIT_INTERRUPTED = 130
+DEFAULT_MAX_GAMES = 2000
+
+
+def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, float]:
+    elo0, _, elo1 = value.partition(",")
+    try:
+        return float(elo0), float(elo1)
+    except ValueError:
+        raise click.BadParameter(f"expected ELO0,ELO1 such as 0,-20, got {value!r}") from None
+
+
+def default_name(game: str, candidate: str, baseline: str) -> str:
+    """``compare-GAME-CANDIDATE-vs-BASELINE``, with characters a folder name should not hold made ``_``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"compare-{game}-{candidate}-vs-{baseline}")
+
+
+@click.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--candidate", "candidate_spec", required=True, metavar="BOT", help="The bot under test (new version).")
+@click.option("--baseline", "baseline_spec", required=True, metavar="BOT", help="The bot it must not be worse than.")
+@click.option("--field", "field_specs", multiple=True, metavar="BOT",
+              help="A bot for the other seats (repeat; repeated in order to fill them)  [default: the baseline]")
+@click.option("--players", type=click.IntRange(2), metavar="N",
+              help="Seats per game  [default: 1 + the --field bots given, else the game's fewest]")
+@click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
+              help="A game option (repeat); V is read as JSON when it parses.")
+@click.option("--sprt", "bounds", default="0,-20", show_default=True, metavar="ELO0,ELO1",
+              callback=_sprt_bounds, help="H0: Elo-like difference ELO0 (no regression); H1: ELO1 < ELO0 (a regression).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Chance of declaring a regression when the candidate is as strong as ELO0 (false alarm).")
+@click.option("--beta", type=float, default=0.05, show_default=True,
+              help="Chance of missing a regression as large as ELO1.")
+@click.option("--no-sprt", is_flag=True, help="Fixed size: play all of --max-games, judge by the confidence interval.")
+@click.option("--max-games", type=click.IntRange(1), default=DEFAULT_MAX_GAMES, show_default=True, metavar="N",
+              help="Most games to play (whole deals of 2 x players games).")
+@click.option("--deals", type=click.IntRange(1), metavar="N", help="Most deals to play; replaces --max-games.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
+              help="Seed of every deal and bot seed.")
+@click.option("--name", metavar="NAME", help="Results go to ROOT/NAME  [default: compare-GAME-CANDIDATE-vs-BASELINE]")
+@click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
+              help="Folder holding the results folders.")
+@click.option("--fresh", is_flag=True, help="Discard the games stored under this name and start over.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None, metavar="N",
+              help="Worker processes playing games at once  [default: the machine's cores]")
+@click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
+              help="process: every bot in its own limited process; none: Python bots in-process (trusted bots only).")
+@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
+@click.option("--start-ms", type=click.IntRange(1), default=5000, show_default=True, help="Time to answer start.")
+@click.option("--bank-ms", type=click.IntRange(0), default=10000, show_default=True,
+              help="Extra time per game, spent when a decision runs over --move-ms.")
+@click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON instead of the summary.")
+@click.pass_context
+def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players, option_pairs, bounds, alpha, beta,
+            no_sprt, max_games, deals, seed, name, root, fresh, jobs, sandbox, move_ms, start_ms, bank_ms,
+            memory_mb, as_json) -> None:
+    """Test whether CANDIDATE plays GAME worse than BASELINE, with paired games and a sequential test.
+
+    Paired duplicate games: every deal is played twice in each seat rotation,
+    once with the candidate and once with the baseline in the seat under
+    test, against the same field bots with the same cards and the same bot
+    seeds. A pair compares the two games' rank scores in that seat ((P - rank)
+    / (P - 1), ties sharing their places); the pairs of one deal (one per seat)
+    form a block, the unit of the statistics.
+
+    After each block, in schedule order (so the verdict is the same for any
+    -j), the SPRT weighs H0, an Elo-like difference of ELO0 (default 0: no
+    regression), against H1, ELO1 (default -20: a regression), where the
+    Elo-like difference of a mean pair score q is 400 log10(q / (1 - q)) and
+    q = (1 + score difference) / 2. It stops at the first block where its
+    log-likelihood ratio leaves [log(beta / (1 - alpha)), log((1 - beta) / alpha)].
+    With --no-sprt it plays all of --max-games and judges by the 95% interval.
+
+    The summary shows the score and money differences per pair with 95%
+    confidence intervals, the pairs won, drawn and lost, and the test; --json
+    prints it as JSON; with $GITHUB_STEP_SUMMARY set, it is appended there in
+    Markdown. Games are stored in ROOT/NAME like a tournament's: the same
+    command resumes, and `arena leaderboard`, `arena export` and
+    `arena replay` read them.
+
+    \b
+    Exit status:
+      0  not worse: the SPRT accepted H0 (LLR <= log(beta / (1 - alpha)));
+         with --no-sprt, the 95% interval of the score difference reaches 0 or above
+      1  regression: the SPRT accepted H1 (LLR >= log((1 - beta) / alpha));
+         with --no-sprt, the whole 95% interval is below 0
+      2  bad usage or input
+      3  no verdict: --max-games reached (or, with --no-sprt, fewer than 2 deals)
+      130 stopped by Ctrl-C (finished games are kept; run again to go on)
+
+    \b
+    Example:
+      arena compare modern-art --candidate appraiser --baseline random --players 4 -j 2
+    """
+    from arena.cli import parse_option_pairs  # here, not on import: arena.cli loads this plugin
+
+    plugins = get_plugins()
+    game = plugins.game(game_name)
+    candidate = parse_spec(candidate_spec, plugins)
+    baseline = parse_spec(baseline_spec, plugins)
+    field = [parse_spec(spec, plugins) for spec in field_specs] or [baseline]
+    if players is None:
+        players = len(field_specs) + 1 if field_specs else game.min_players
+    if len(field) > players - 1:
+        raise CompareError(f"{len(field)} --field bots do not fit the {players - 1} other seats of a "
+                           f"{players}-player game (--players {players})")
+    check_entrants_play(game, [candidate, baseline, *field], plugins)
+    options = game.check_options(players, parse_option_pairs(option_pairs))
+    sprt = None if no_sprt else Sprt(bounds[0], bounds[1], alpha, beta)
+    renamed = distinct_names(candidate, baseline)
+    design = Design(
+        name=name or default_name(game.name, candidate.name, baseline.name),
+        game=game.name, players=players, options=options, candidate=renamed[0], baseline=renamed[1],
+        field=tuple(itertools.islice(itertools.cycle(field), players - 1)), seed=seed,
+        limits=Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb),
+    )
+    if deals is not None:
+        max_games = deals * design.games_per_block
+    try:
+        outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
+                                 sandbox=sandbox, fresh=fresh)
+    except Interrupted as stop:
+        click.echo(f"stopped: {stop}", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    append_step_summary(render_markdown(outcome))
+    click.echo(render_json(outcome) if as_json else render_text(outcome))
+    ctx.exit(EXIT_STATUS[outcome["verdict"]])
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(compare)

@@ -1,0 +1,186 @@
+"""The paired duplicate schedule of a comparison.
+
+Two tables share everything but one entry: table 1 seats the candidate, then
+the field; table 2 the baseline, then the same field. Each deal is played in
+every rotation of the seats at both tables, with the same setup and the same
+bot seeds (by table position, so the candidate and the baseline draw the same
+seed), so the games at the two tables differ only by the bot under test. The
+candidate's game and the baseline's game of one deal and rotation form a
+*pair*; the pairs of one deal form a *block* (the bot under test holds every
+seat's cards once).
+
+Schedule order: block by block (deal 1, 2, ...), in a block rotation by
+rotation, the candidate's game before the baseline's twin. Game ids follow the
+tournament pattern ``NAME/GAME/tT/dD/rR`` (T = 1 candidate, 2 baseline), and
+everything follows from the seed, so a stored comparison resumes, exports and
+replays like a tournament.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Iterator
+
+from arena.compare.stats import Pair
+from arena.entrants import Entrant
+from arena.errors import CompareError, RecordError
+from arena.match import Limits, derive_seed
+from arena.tournament.config import NAME_PATTERN
+from arena.tournament.schedule import rotation_order
+from arena.tournament.tasks import GameTask
+
+CANDIDATE_TABLE, BASELINE_TABLE = 1, 2
+GAME_ID = re.compile(r".*/t(?P<table>[12])/d(?P<deal>\d+)/r(?P<rotation>\d+)")
+
+
+@dataclass(frozen=True)
+class Design:
+    """A checked comparison: what decides its games (the stopping rule is not part of it)."""
+
+    name: str
+    game: str
+    players: int
+    options: dict
+    candidate: Entrant
+    baseline: Entrant
+    field: tuple[Entrant, ...]  # players - 1 entrants, in table order after the bot under test
+    seed: int
+    limits: Limits
+
+    def __post_init__(self) -> None:
+        if not NAME_PATTERN.fullmatch(self.name):
+            raise CompareError(f"comparison name {self.name!r}: expected letters, digits, '.', '_' or '-' "
+                               "(it names a folder)")
+        if len(self.field) != self.players - 1:
+            raise CompareError(f"a {self.players}-player comparison needs {self.players - 1} field bots, "
+                               f"got {len(self.field)}")
+        named: dict[str, Entrant] = {}
+        for entrant in self.entrants:
+            other = named.setdefault(entrant.name, entrant)
+            if other.key != entrant.key:
+                raise CompareError(f"two different bots are named {entrant.name!r} ({other.spec} and "
+                                   f"{entrant.spec}); name one otherwise, e.g. NAME=cmd:COMMAND")
+
+    @property
+    def games_per_block(self) -> int:
+        return 2 * self.players
+
+    @property
+    def entrants(self) -> tuple[Entrant, ...]:
+        """Every entry: the candidate, the baseline, then the field."""
+        return (self.candidate, self.baseline, *self.field)
+
+    @property
+    def tables(self) -> tuple[tuple[Entrant, ...], tuple[Entrant, ...]]:
+        """Table 1 (the candidate's) and table 2 (the baseline's), in table order."""
+        return (self.candidate, *self.field), (self.baseline, *self.field)
+
+    def definition(self) -> dict:
+        """Everything that decides the games, as plain JSON (the store refuses a changed one)."""
+        return {
+            "name": self.name,
+            "kind": "compare",
+            "seed": self.seed,
+            "game": {"name": self.game, "players": self.players, "options": self.options},
+            "limits": self.limits.as_dict(),
+            "candidate": _described(self.candidate),
+            "baseline": _described(self.baseline),
+            "field": [_described(entrant) for entrant in self.field],
+        }
+
+    def digest(self) -> str:
+        text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def plan(self, blocks: int) -> dict:
+        """The schedule's summary in the tournament store's shape, for ``blocks`` deals."""
+        tables = [[entrant.name for entrant in table] for table in self.tables]
+        return {
+            "games": [{
+                "name": self.game,
+                "players": self.players,
+                "games": blocks * self.games_per_block,
+                "entries": list(dict.fromkeys(name for table in tables for name in table)),
+                "left_out": [],
+                "tables": tables,
+            }],
+            "bots": list(dict.fromkeys(name for table in tables for name in table)),
+        }
+
+    def seat_under_test(self, rotation: int) -> int:
+        """The seat of the bot under test (table position 0) in ``rotation`` (from 1)."""
+        return rotation_order(self.players, rotation).index(0)
+
+    def tasks(self, first_block: int, blocks: int, sandbox: str, plugins: Any,
+              skip: set[int] = frozenset()) -> Iterator[GameTask]:
+        """The games of blocks ``first_block`` .. ``first_block + blocks - 1`` (from 0), in schedule order.
+
+        ``skip`` holds the orders already played; a block's setup is made only
+        when one of its games is still to play.
+        """
+        game = plugins.game(self.game)
+        size = self.games_per_block
+        for block in range(first_block, first_block + blocks):
+            orders = range(block * size, (block + 1) * size)
+            if all(order in skip for order in orders):
+                continue
+            deal = block + 1
+            deal_seed = derive_seed(self.seed, self.game, "compare deal", deal)
+            setup = game.random_setup(self.players, self.options, random.Random(deal_seed))
+            bot_seeds = [derive_seed(self.seed, self.game, "compare deal", deal, "bot", position)
+                         for position in range(self.players)]
+            for order in orders:
+                if order in skip:
+                    continue
+                rotation, table = order % size // 2 + 1, order % 2 + 1
+                positions = rotation_order(self.players, rotation)
+                entrants = self.tables[table - 1]
+                yield GameTask(
+                    order=order,
+                    game_id=f"{self.name}/{self.game}/t{table}/d{deal}/r{rotation}",
+                    game=self.game,
+                    table=table,
+                    deal=deal,
+                    rotation=rotation,
+                    options=self.options,
+                    setup=setup,
+                    entrants=tuple(entrants[p] for p in positions),
+                    seed=deal_seed,
+                    bot_seeds=tuple(bot_seeds[p] for p in positions),
+                    limits=self.limits,
+                    sandbox=sandbox,
+                )
+
+    def order_of(self, game_id: str) -> int:
+        """The schedule order of a stored game, from its id."""
+        match = GAME_ID.fullmatch(game_id)
+        if not match or not 1 <= int(match["rotation"]) <= self.players or int(match["deal"]) < 1:
+            raise RecordError(f"game id {game_id!r} is not one of comparison {self.name}'s games")
+        block = int(match["deal"]) - 1
+        return block * self.games_per_block + 2 * (int(match["rotation"]) - 1) + int(match["table"]) - 1
+
+    def block_pairs(self, results: list[dict]) -> list[Pair]:
+        """The pairs of one block from its games' results in schedule order (candidate, baseline, ...)."""
+        return [Pair.of(results[2 * index], results[2 * index + 1], self.seat_under_test(index + 1))
+                for index in range(self.players)]
+
+
+def _described(entrant: Entrant) -> dict:
+    return {"name": entrant.name, "spec": entrant.spec, "options": entrant.options}
+
+
+def distinct_names(candidate: Entrant, baseline: Entrant) -> tuple[Entrant, Entrant]:
+    """The two bots under test, renamed ``NAME (candidate)`` / ``NAME (baseline)`` when their names are equal.
+
+    Records, leaderboards and reports name bots by name, so a bot compared with
+    itself (another version behind the same name, or the same bot as a check)
+    needs two.
+    """
+    if candidate.name != baseline.name:
+        return candidate, baseline
+    return (replace(candidate, name=f"{candidate.name} (candidate)"),
+            replace(baseline, name=f"{baseline.name} (baseline)"))

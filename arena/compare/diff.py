@@ -1,0 +1,115 @@
+"""What changed in the standings between two leaderboards: ``arena leaderboard FOLDER --diff OLD``.
+
+Made for a pull-request comment or a CI step summary: per section (each game
+and overall), every bot's rank now and its move since the old leaderboard,
+its score (mu - 3 sigma) and mu with their changes, and its games; bots new to
+a section and bots gone from it are named. The old leaderboard is a results
+folder (its store is read) or a ``leaderboard.json`` that a run wrote, so CI
+may keep just that file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tabulate import tabulate
+
+from arena.errors import StoreError
+from arena.tournament.leaderboard import build_leaderboard
+from arena.tournament.store import STORE_FILE, open_store
+
+DIFF_FORMATS = ("table", "markdown", "json")
+LEADERBOARD_JSON = "leaderboard.json"
+HEADERS = ("rank", "move", "bot", "score", "change", "mu", "change", "games", "new games")
+
+
+def load_board(source: str) -> dict:
+    """The leaderboard (JSON form) of a results folder, or of a ``leaderboard.json`` file."""
+    if os.path.isdir(source):
+        if os.path.isfile(os.path.join(source, STORE_FILE)):
+            store = open_store(source)
+            try:
+                return build_leaderboard(store)
+            finally:
+                store.close()
+        path = os.path.join(source, LEADERBOARD_JSON)
+        if not os.path.isfile(path):
+            raise StoreError(f"{source}: neither {STORE_FILE} nor {LEADERBOARD_JSON} in it "
+                             "(expected a tournament's results folder, e.g. results/demo)")
+    elif os.path.isfile(source):
+        path = source
+    else:
+        raise StoreError(f"{source}: no such folder or file (expected a tournament's results folder, "
+                         f"e.g. results/demo, or its {LEADERBOARD_JSON})")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            board = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise StoreError(f"{path}: cannot read it as a leaderboard ({error})") from None
+    if not isinstance(board, dict) or not isinstance(board.get("sections"), list):
+        raise StoreError(f"{path}: not a leaderboard (expected the JSON `arena leaderboard --format json` writes)")
+    return board
+
+
+def diff_boards(old: dict, new: dict) -> dict:
+    """Per section of ``new``: each bot's standing with its changes since ``old``, and the bots gone."""
+    old_sections = {section["game"]: section for section in old["sections"]}
+    sections = []
+    for section in new["sections"]:
+        before = {row["bot"]: row for row in old_sections.get(section["game"], {}).get("standings", [])}
+        rows = []
+        for row in section["standings"]:
+            was = before.get(row["bot"])
+            rows.append({
+                "bot": row["bot"], "rank": row["rank"], "score": row["score"], "mu": row["mu"],
+                "games": row["games"],
+                "old_rank": was and was["rank"], "old_score": was and was["score"], "old_mu": was and was["mu"],
+                "old_games": was and was["games"],
+            })
+        now = {row["bot"] for row in section["standings"]}
+        sections.append({"game": section["game"], "games": section["games"],
+                         "old_games": old_sections.get(section["game"], {}).get("games"),
+                         "rows": rows, "gone": [bot for bot in before if bot not in now]})
+    return {"tournament": new["tournament"], "old_tournament": old["tournament"],
+            "games": new["games"], "old_games": old["games"], "sections": sections,
+            "dropped": [game for game in old_sections if game not in {s["game"] for s in new["sections"]}]}
+
+
+def _move(row: dict) -> str:
+    if row["old_rank"] is None:
+        return "new"
+    step = row["old_rank"] - row["rank"]
+    return "=" if step == 0 else f"up {step}" if step > 0 else f"down {-step}"
+
+
+def _change(now: float, before: float | None) -> str:
+    return "-" if before is None else f"{now - before:+.2f}"
+
+
+def _cells(row: dict) -> list:
+    return [row["rank"], _move(row), row["bot"], f"{row['score']:.2f}", _change(row["score"], row["old_score"]),
+            f"{row['mu']:.2f}", _change(row["mu"], row["old_mu"]), row["games"],
+            row["games"] - (row["old_games"] or 0)]
+
+
+def render_diff(diff: dict, form: str) -> str:
+    """The diff as ``table``, ``markdown`` or ``json`` text."""
+    if form == "json":
+        return json.dumps(diff, indent=2) + "\n"
+    markdown = form == "markdown"
+    tablefmt = "github" if markdown else "simple"
+    lines = [("### " if markdown else "") + f"Leaderboard changes: {diff['tournament']}, {diff['games']} games "
+             f"(before: {diff['old_tournament']}, {diff['old_games']} games)", ""]
+    for section in diff["sections"]:
+        lines += [("#### " if markdown else "== ") + section["game"], ""]
+        lines.append(tabulate([_cells(row) for row in section["rows"]], headers=HEADERS, tablefmt=tablefmt,
+                              disable_numparse=True))
+        lines.append("")
+        moved = [row for row in section["rows"] if _move(row) not in ("=", "new")]
+        notes = [f"{len(moved)} bots changed rank" if moved else "no bot changed rank"]
+        notes += [f"{bot} is gone from this section" for bot in section["gone"]]
+        lines += [("- " if markdown else "") + note for note in notes]
+        lines.append("")
+    lines += [("- " if markdown else "") + f"section {game} is gone" for game in diff["dropped"]]
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,127 @@
+"""How a comparison's outcome is shown: a terminal summary, JSON, and Markdown for CI step summaries.
+
+Every renderer takes the outcome dict the runner builds (:func:`arena.compare.runner.compare`),
+which is also exactly what ``--json`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tabulate import tabulate
+
+from arena.compare.stats import NO_VERDICT, NOT_WORSE, REGRESSION
+
+#: the exit status of each verdict (``arena compare --help`` states them)
+EXIT_STATUS = {NOT_WORSE: 0, REGRESSION: 1, NO_VERDICT: 3}
+HEADLINES = {NOT_WORSE: "not worse", REGRESSION: "REGRESSION", NO_VERDICT: "no verdict"}
+MARKS = {NOT_WORSE: "✅", REGRESSION: "❌", NO_VERDICT: "⚠️"}
+FIGURES = (
+    ("score_difference", "rank score difference per pair (-1..1)", 4),
+    ("elo", "Elo-like difference", 1),
+    ("money_difference", "money difference per pair", 1),
+)
+
+
+def _signed(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:+.{digits}f}"
+
+
+def reason(outcome: dict) -> str:
+    """One sentence saying why the verdict is what it is."""
+    verdict, sprt = outcome["verdict"], outcome.get("sprt")
+    played = f"after {outcome['blocks']} deals ({outcome['games']} games)"
+    if sprt is not None:
+        llr = f"LLR {sprt['llr']:+.3f}"
+        if verdict == NOT_WORSE:
+            return f"the SPRT accepted H0, no regression ({llr} <= {sprt['lower']:+.3f}) {played}"
+        if verdict == REGRESSION:
+            return f"the SPRT accepted H1, a regression ({llr} >= {sprt['upper']:+.3f}) {played}"
+        return (f"{llr} is still between {sprt['lower']:+.3f} and {sprt['upper']:+.3f} "
+                f"{played}, the most --max-games allows")
+    high = outcome["score_difference"]["high"]
+    if verdict == NO_VERDICT:
+        return f"a confidence interval needs at least 2 deals; {played}"
+    level = f"{100 * outcome['confidence']:.0f}%"
+    if verdict == REGRESSION:
+        return f"the whole {level} interval of the score difference is below 0 (up to {high:+.4f}), {played}"
+    return f"the {level} interval of the score difference reaches {high:+.4f}, not below 0, {played}"
+
+
+def _figure_rows(outcome: dict) -> list[list[str]]:
+    return [[label, _signed(outcome[key]["value"], digits), _signed(outcome[key]["low"], digits),
+             _signed(outcome[key]["high"], digits)] for key, label, digits in FIGURES]
+
+
+def _headers(outcome: dict) -> list[str]:
+    level = f"{100 * outcome['confidence']:.0f}%"
+    return ["candidate minus baseline", "estimate", f"{level} low", f"{level} high"]
+
+
+def _sprt_line(outcome: dict) -> str:
+    sprt = outcome.get("sprt")
+    if sprt is None:
+        return "Fixed size (no SPRT): the verdict is read from the confidence interval."
+    return (f"SPRT: H0 Elo-like = {sprt['elo0']:g} (no regression) against H1 = {sprt['elo1']:g} "
+            f"(regression), alpha {sprt['alpha']:g}, beta {sprt['beta']:g}; "
+            f"LLR {sprt['llr']:+.3f}, bounds {sprt['lower']:+.3f} and {sprt['upper']:+.3f}")
+
+
+def _who(outcome: dict) -> str:
+    return (f"candidate {outcome['candidate']}, baseline {outcome['baseline']}, "
+            f"field {', '.join(outcome['field'])}")
+
+
+def render_text(outcome: dict) -> str:
+    """The terminal summary."""
+    verdict = outcome["verdict"]
+    lines = [
+        f"Comparison {outcome['comparison']}: {outcome['game']}, {outcome['players']} players",
+        f"  {_who(outcome)}",
+        f"Games: {outcome['games']} ({outcome['blocks']} deals x {outcome['players']} seats x 2 tables; "
+        f"at most {outcome['max_games']}), seed {outcome['seed']}",
+        f"Pairs (same deal, seat and seeds): {outcome['wins']} won, {outcome['draws']} drawn, "
+        f"{outcome['losses']} lost by the candidate",
+        "",
+        tabulate(_figure_rows(outcome), headers=_headers(outcome), disable_numparse=True),
+        "",
+        _sprt_line(outcome),
+        f"Verdict: {HEADLINES[verdict]}: {reason(outcome)}. Exit status {EXIT_STATUS[verdict]}.",
+        f"Stored in {outcome['results']} (arena leaderboard, export and replay read it).",
+    ]
+    return "\n".join(lines)
+
+
+def render_markdown(outcome: dict) -> str:
+    """The Markdown summary (a GitHub step summary, a pull-request comment)."""
+    verdict = outcome["verdict"]
+    lines = [
+        f"### arena compare: {outcome['candidate']} vs {outcome['baseline']} "
+        f"({outcome['game']}, {outcome['players']} players)",
+        "",
+        f"**{MARKS[verdict]} {HEADLINES[verdict]}**: {reason(outcome)}.",
+        "",
+        tabulate(_figure_rows(outcome), headers=_headers(outcome), tablefmt="github", disable_numparse=True),
+        "",
+        f"- {_who(outcome)}",
+        f"- pairs won / drawn / lost by the candidate: {outcome['wins']} / {outcome['draws']} / {outcome['losses']}",
+        f"- {_sprt_line(outcome)}",
+        f"- results: `{outcome['results']}` (seed {outcome['seed']})",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render_json(outcome: dict) -> str:
+    return json.dumps(outcome, indent=2)
+
+
+def append_step_summary(markdown: str) -> str | None:
+    """Append ``markdown`` to the file ``$GITHUB_STEP_SUMMARY`` names, if set; the path written."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return None
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(markdown + "\n")
+    return path

@@ -1,0 +1,6 @@
+"""Modern Art (Reiner Knizia): the rules engine, views, determinization and account.
+
+Modules read like the rulebook: ``cards`` (the material), ``setup`` (deals and
+setup checks), ``state`` (the rules), ``views`` (what a seat sees),
+``narrate`` (the readable account), ``game`` (the game object), ``plugin``.
+"""

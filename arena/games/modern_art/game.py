@@ -1,0 +1,44 @@
+"""The Modern Art game object: its options, setups, states, determinization and account."""
+
+from __future__ import annotations
+
+import random
+
+from arena.games.base import Game, Option
+from arena.games.modern_art import setup as setups
+from arena.games.modern_art.narrate import narrate
+from arena.games.modern_art.state import ModernArtState
+from arena.games.modern_art.views import determinize
+
+
+def _three_players_only(players: int) -> str | None:
+    return None if players == 3 else f"phantom is for 3 players only, not {players}"
+
+
+class ModernArt(Game):
+    """Reiner Knizia's Modern Art for 3 to 5 players (rules/modern-art.md)."""
+
+    name = "modern-art"
+    title = "Modern Art"
+    min_players = setups.MIN_PLAYERS
+    max_players = setups.MAX_PLAYERS
+    options = {
+        "phantom": Option(bool, False, "3 players with a face-down fourth hand they may turn over",
+                          applies=_three_players_only),
+        "double_split": Option(bool, False, "a double's proceeds are split between its two auctioneers"),
+    }
+
+    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+        return setups.random_setup(players, bool(options.get("phantom")), rng)
+
+    def check_setup(self, setup: dict, options: dict) -> None:
+        setups.check_setup(setup, bool(options.get("phantom")))
+
+    def new_state(self, setup: dict, options: dict) -> ModernArtState:
+        return ModernArtState(setup, options)
+
+    def determinize(self, view: dict, options: dict, rng: random.Random) -> ModernArtState:
+        return determinize(view, options, rng)
+
+    def narrate(self, log: list, players: list[str]) -> list[str]:
+        return narrate(log, players)

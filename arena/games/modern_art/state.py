@@ -1,0 +1,586 @@
+"""The rules of Modern Art as a state machine: turns, the five auctions, doubles, rounds, scoring.
+
+The state runs until it needs a real choice, then sets ``seat``, ``decision``
+and ``legal`` and waits for :meth:`ModernArtState.apply`. A decision with one
+legal action (a bid the seat cannot afford, a last card, ...) is taken on the
+spot without asking (protocol.md section 1). Reading order follows the
+rulebook: a turn, the auctions, the double, a sale and the phantom flip, the
+end of a round, then the action handlers that check a bot's answer.
+
+Turns are begun from the loop in :meth:`apply` rather than by recursion, so a
+long chain of forced moves (every seat down to one card) never grows the stack.
+"""
+
+from __future__ import annotations
+
+import json
+
+from arena.errors import IllegalAction, MalformedAction
+from arena.games.base import GameState
+from arena.games.modern_art.cards import (
+    ARTISTS,
+    CARD_ARTIST,
+    CARD_KIND,
+    CARD_OBJECTS,
+    DEALS,
+    DOUBLE,
+    MARKERS,
+    ONCE_AROUND,
+    OPEN,
+    ROUND_ENDING_COUNT,
+    ROUNDS,
+    SEALED,
+    START_MONEY,
+)
+
+#: the action shape each decision takes, for error messages
+SHAPES = {
+    "play_card": '{"card": id}',
+    "add_double": '{"card": id} or {"card": null}',
+    "bid": '{"bid": n} or {"bid": null}',
+    "sealed_bid": '{"bid": n}',
+    "set_price": '{"price": n}',
+    "accept_price": '{"accept": true} or {"accept": false}',
+    "flip_phantom": '{"flip": true} or {"flip": false}',
+}
+
+
+def _text(value: object) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class ModernArtState(GameState):
+    """A Modern Art game in progress: every hand, the deck and phantom pile, the table, the auction."""
+
+    def __init__(self, setup: dict, options: dict) -> None:
+        players = setup["players"]
+        self.players = players
+        self.phantom = bool(options.get("phantom"))
+        self.split = bool(options.get("double_split"))
+        self.hands = [sorted(hand) for hand in setup["hands"]]
+        self.cash = list(setup.get("money") or [START_MONEY] * players)
+        self.deck = list(setup["deck"])
+        self.pile = list(setup.get("phantom") or ())
+        self.cards_left = sum(map(len, self.hands))
+        self.round = 0
+        self.markers = [[0] * ROUNDS for _ in ARTISTS]
+        self.discarded: list[int] = []
+        self._new_round_table()
+        self._clear_auction()
+        self.seat = self.decision = self.legal = None
+        self.upcoming: int | None = None
+        self.log: list = []
+        self._start_round(setup["first"])
+        self._run_turns()
+
+    def _new_round_table(self) -> None:
+        self.counts = [0] * len(ARTISTS)
+        self.bought = [[] for _ in range(self.players)]
+        self.played: list[int] = []
+
+    def _clear_auction(self) -> None:
+        #: the player who played this turn's card, and the seat paid for the lot (they differ
+        #: when another player added the second card to a double)
+        self.turn = self.auctioneer = None
+        self.lot: list[int] = []
+        self.kind = None
+        self.high = 0
+        self.high_bidder: int | None = None
+        #: open: seats that passed since the last raise; once around and fixed: all passes so far
+        self.passed: list[int] = []
+        self.price = 0
+        self.sealed: list[int] = []
+
+    # -- the runner's interface --
+
+    def apply(self, action: dict) -> None:
+        handler = _HANDLERS.get(self.decision)
+        if handler is None:
+            raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})")
+        handler(self, action)
+        if self.upcoming is not None:
+            self._run_turns()
+
+    def default_action(self) -> dict:
+        decision = self.decision
+        if decision == "play_card":
+            return {"card": self.legal["cards"][0]}
+        if decision == "add_double":
+            return {"card": None}
+        if decision == "bid":
+            return {"bid": None}
+        if decision == "sealed_bid":
+            return {"bid": 0}
+        if decision == "set_price":
+            return {"price": self.legal["min"]}
+        if decision == "accept_price":
+            return {"accept": False}
+        if decision == "flip_phantom":
+            return {"flip": False}
+        raise IllegalAction("the game is over; no action is asked")
+
+    def view(self, seat: int) -> dict:
+        from arena.games.modern_art.views import build_view
+
+        return build_view(self, seat)
+
+    def money(self) -> list[int]:
+        return self.cash[:]
+
+    def clone(self) -> "ModernArtState":
+        other = object.__new__(ModernArtState)
+        other.__dict__.update(self.__dict__)
+        other.hands = [hand[:] for hand in self.hands]
+        other.cash = self.cash[:]
+        other.deck = self.deck[:]
+        other.pile = self.pile[:]
+        other.markers = [row[:] for row in self.markers]
+        other.counts = self.counts[:]
+        other.bought = [cards[:] for cards in self.bought]
+        other.played = self.played[:]
+        other.lot = self.lot[:]
+        other.passed = self.passed[:]
+        other.sealed = self.sealed[:]
+        other.log = self.log[:]
+        return other
+
+    # -- rounds and turns --
+
+    def _start_round(self, starter: int) -> None:
+        """Deal (rounds 2 and 3) and begin with ``starter``; a round with every hand empty ends at once."""
+        while True:
+            new, phantom_dealt = self._deal()
+            self.log.append((None, {"type": "round_start", "round": self.round + 1, "starter": starter,
+                                    "dealt": [len(cards) for cards in new], "phantom_dealt": phantom_dealt,
+                                    "deck_size": len(self.deck)}))
+            for seat, cards in enumerate(new):
+                if cards:
+                    self.log.append((seat, {"type": "hand_dealt", "round": self.round + 1,
+                                            "cards": [CARD_OBJECTS[card] for card in sorted(cards)]}))
+            if self.cards_left:
+                self.upcoming = starter
+                return
+            self.log.append((None, self._round_end_event(None, "no cards", [0] * self.players)))
+            if self.round == ROUNDS - 1:
+                return self._game_over()
+            self.round += 1
+
+    def _deal(self) -> tuple[list[list[int]], int]:
+        """The cards each seat gets this round (round 1: its setup hand), and how many the phantom pile got.
+
+        Later rounds deal from the top of the deck, one card at a time in seat
+        order and then to the bottom of the phantom pile, until every hand has
+        its share or the deck is empty.
+        """
+        players, deck, hands = self.players, self.deck, self.hands
+        if self.round == 0:
+            return [hand[:] for hand in hands], len(self.pile)
+        share = DEALS[players + self.phantom][self.round]
+        new = [[] for _ in range(players)]
+        phantom_dealt = 0
+        taken = 0
+        for _ in range(share):
+            for seat in range(players):
+                if taken < len(deck):
+                    new[seat].append(deck[taken])
+                    taken += 1
+            if self.phantom and taken < len(deck):
+                self.pile.append(deck[taken])
+                taken += 1
+                phantom_dealt += 1
+        del deck[:taken]
+        for seat, cards in enumerate(new):
+            hands[seat] = sorted(hands[seat] + cards)
+            self.cards_left += len(cards)
+        return new, phantom_dealt
+
+    def _run_turns(self) -> None:
+        """Begin the turns that finished auctions scheduled, until a decision is asked or the game ends."""
+        while self.upcoming is not None:
+            seat = self.upcoming
+            self.upcoming = None
+            self._begin_turn(seat)
+
+    def _begin_turn(self, seat: int) -> None:
+        """``seat`` (or the first player clockwise who has cards) plays a card."""
+        hands, players = self.hands, self.players
+        while not hands[seat]:
+            seat = seat + 1 if seat + 1 < players else 0
+        hand = hands[seat]
+        self.turn = self.auctioneer = seat
+        if len(hand) == 1:
+            self._play(seat, hand[0])
+        else:
+            self.seat = seat
+            self.decision = "play_card"
+            self.legal = {"cards": hand[:]}
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        self.cards_left -= 1
+        self.played.append(card)
+        self.log.append((None, {"type": "play", "seat": seat, "card": CARD_OBJECTS[card]}))
+        artist = CARD_ARTIST[card]
+        self.counts[artist] += 1
+        if self.counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
+            return self._end_round(seat)
+        self.lot = [card]
+        kind = CARD_KIND[card]
+        if kind == DOUBLE:
+            self.kind = DOUBLE
+            self._offer_double(seat)
+        else:
+            self._start_auction(kind)
+
+    def _next_turn(self) -> None:
+        seat = self.auctioneer + 1
+        self.upcoming = seat if seat < self.players else 0
+
+    # -- auctions --
+
+    def _start_auction(self, kind: int) -> None:
+        self.kind = kind
+        self.high = 0
+        self.high_bidder = None
+        self.passed = []
+        first = self.auctioneer + 1
+        if first == self.players:
+            first = 0
+        if kind == OPEN or kind == ONCE_AROUND:
+            self._ask_bidder(first)
+        elif kind == SEALED:
+            self.sealed = [0] * self.players
+            self._ask_sealed(first)
+        else:
+            self._ask_price()
+
+    def _ask_bidder(self, seat: int) -> None:
+        """Ask ``seat`` (open and once around) or pass for it when it cannot raise; close when done."""
+        money, players, passed, log = self.cash, self.players, self.passed, self.log
+        need = self.high + 1
+        if self.kind == OPEN:
+            done = players if self.high_bidder is None else players - 1
+            while len(passed) < done:
+                purse = money[seat]
+                if purse >= need:
+                    self.seat = seat
+                    self.decision = "bid"
+                    self.legal = {"min": need, "max": purse}
+                    return
+                passed.append(seat)
+                log.append((None, {"type": "pass", "seat": seat}))
+                seat = seat + 1 if seat + 1 < players else 0
+            return self._close_bidding()
+        auctioneer = self.auctioneer
+        while True:
+            purse = money[seat]
+            if purse >= need:
+                self.seat = seat
+                self.decision = "bid"
+                self.legal = {"min": need, "max": purse}
+                return
+            passed.append(seat)
+            log.append((None, {"type": "pass", "seat": seat}))
+            if seat == auctioneer:
+                return self._close_bidding()
+            seat = seat + 1 if seat + 1 < players else 0
+
+    def _close_bidding(self) -> None:
+        winner = self.high_bidder
+        if winner is None:
+            self._sell(self.auctioneer, 0)
+        else:
+            self._sell(winner, self.high)
+
+    def _ask_sealed(self, seat: int) -> None:
+        """Ask the next seat with money for its sealed bid (auctioneer last), then reveal."""
+        money, players, auctioneer = self.cash, self.players, self.auctioneer
+        while True:
+            if money[seat]:
+                self.seat = seat
+                self.decision = "sealed_bid"
+                self.legal = {"min": 0, "max": money[seat]}
+                return
+            if seat == auctioneer:
+                return self._reveal()
+            seat = seat + 1 if seat + 1 < players else 0
+
+    def _reveal(self) -> None:
+        bids = self.sealed
+        self.log.append((None, {"type": "reveal", "bids": bids[:]}))
+        best = max(bids)
+        auctioneer = winner = self.auctioneer
+        if best and bids[auctioneer] != best:
+            winner = auctioneer
+            while bids[winner] != best:
+                winner = winner + 1 if winner + 1 < self.players else 0
+        self._sell(winner, best)
+
+    def _ask_price(self) -> None:
+        purse = self.cash[self.auctioneer]
+        if purse >= 2:
+            self.seat = self.auctioneer
+            self.decision = "set_price"
+            self.legal = {"min": 1, "max": purse}
+        else:
+            self._set_price(purse)
+
+    def _set_price(self, price: int) -> None:
+        self.price = price
+        self.log.append((None, {"type": "price", "seat": self.auctioneer, "price": price}))
+        seat = self.auctioneer + 1
+        self._ask_accept(seat if seat < self.players else 0)
+
+    def _ask_accept(self, seat: int) -> None:
+        """Offer the fixed price clockwise; a seat that cannot pay declines; nobody: the auctioneer buys."""
+        money, players, price, auctioneer = self.cash, self.players, self.price, self.auctioneer
+        while seat != auctioneer:
+            if money[seat] >= price:
+                self.seat = seat
+                self.decision = "accept_price"
+                self.legal = {"price": price}
+                return
+            self.passed.append(seat)
+            self.log.append((None, {"type": "decline", "seat": seat}))
+            seat = seat + 1 if seat + 1 < players else 0
+        self._sell(auctioneer, price)
+
+    # -- the double --
+
+    def _offer_double(self, seat: int) -> None:
+        """Offer to add a second card, from ``seat`` clockwise until back at the player of the double."""
+        artist = CARD_ARTIST[self.lot[0]]
+        hands, players, turn = self.hands, self.players, self.turn
+        while True:
+            cards = [card for card in hands[seat] if CARD_ARTIST[card] == artist and CARD_KIND[card] != DOUBLE]
+            if cards:
+                self.seat = seat
+                self.decision = "add_double"
+                self.legal = {"cards": cards}
+                return
+            seat = seat + 1 if seat + 1 < players else 0
+            if seat == turn:
+                return self._sell(turn, 0)
+
+    def _add_double(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        self.cards_left -= 1
+        self.played.append(card)
+        self.lot.append(card)
+        self.log.append((None, {"type": "double_added", "seat": seat, "card": CARD_OBJECTS[card]}))
+        artist = CARD_ARTIST[card]
+        self.counts[artist] += 1
+        if self.counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
+            return self._end_round(seat)
+        self.auctioneer = seat
+        self._start_auction(CARD_KIND[card])
+
+    # -- a sale, then the phantom flip --
+
+    def _sell(self, buyer: int, price: int) -> None:
+        """``buyer`` takes the lot for ``price``: paid to the auctioneer, or the bank when it buys itself."""
+        money, auctioneer = self.cash, self.auctioneer
+        payments = []
+        if price:
+            original = self.turn
+            money[buyer] -= price
+            if self.split and original != auctioneer:
+                payments = self._split_payments(buyer, price, auctioneer, original)
+            elif buyer == auctioneer:
+                payments = [{"from": buyer, "to": None, "amount": price}]
+            else:
+                money[auctioneer] += price
+                payments = [{"from": buyer, "to": auctioneer, "amount": price}]
+        self.bought[buyer].extend(self.lot)
+        self.log.append((None, {"type": "sale", "auctioneer": auctioneer, "buyer": buyer, "price": price,
+                                "cards": self.lot[:], "payments": payments}))
+        if self.phantom and self.pile:
+            self.seat = buyer
+            self.decision = "flip_phantom"
+            self.legal = {}
+        else:
+            self._next_turn()
+
+    def _split_payments(self, buyer: int, price: int, auctioneer: int, original: int) -> list[dict]:
+        """Option ``double_split``: share ``price`` between the lot's two auctioneers (money already paid)."""
+        low = price // 2
+        high = price - low
+        if buyer == auctioneer:
+            shares = [(original, low), (None, high)]
+        elif buyer == original:
+            shares = [(auctioneer, high), (None, low)]
+        else:
+            shares = [(auctioneer, high), (original, low)]
+        payments = []
+        for to, amount in shares:
+            if amount:
+                if to is not None:
+                    self.cash[to] += amount
+                payments.append({"from": buyer, "to": to, "amount": amount})
+        return payments
+
+    def _flip(self, seat: int) -> None:
+        card = self.pile.pop(0)
+        self.played.append(card)
+        self.log.append((None, {"type": "flip", "seat": seat, "card": CARD_OBJECTS[card]}))
+        artist = CARD_ARTIST[card]
+        self.counts[artist] += 1
+        if self.counts[artist] == ROUND_ENDING_COUNT:
+            return self._end_round(seat)
+        self._next_turn()
+
+    # -- the end of a round and of the game --
+
+    def _end_round(self, ender: int) -> None:
+        """Rank the artists, place markers, pay for the paintings bought; the next round starts at ender's left."""
+        counts, markers, round_ = self.counts, self.markers, self.round
+        # a stable sort: among equal counts the artist further left on the board comes first
+        ranked = [artist for artist in sorted(range(len(ARTISTS)), key=counts.__getitem__, reverse=True)
+                  if counts[artist]][: len(MARKERS)]
+        for place, artist in enumerate(ranked):
+            markers[artist][round_] = MARKERS[place]
+        values = [sum(markers[artist][: round_ + 1]) if artist in ranked else 0 for artist in range(len(ARTISTS))]
+        payouts = [sum(values[CARD_ARTIST[card]] for card in cards) for cards in self.bought]
+        for seat, amount in enumerate(payouts):
+            self.cash[seat] += amount
+        reason = "fifth card" if ROUND_ENDING_COUNT in counts else "hands empty"
+        self.log.append((None, self._round_end_event(ender, reason, payouts, ranked, values)))
+        self.discarded = self.discarded + self.played
+        self._new_round_table()
+        self._clear_auction()
+        self.seat = self.decision = self.legal = None
+        if round_ == ROUNDS - 1:
+            return self._game_over()
+        self.round += 1
+        starter = ender + 1
+        self._start_round(starter if starter < self.players else 0)
+
+    def _round_end_event(self, ender: int | None, reason: str, payouts: list[int],
+                         ranked: list[int] = (), values: list[int] | None = None) -> dict:
+        return {
+            "type": "round_end", "round": self.round + 1, "reason": reason, "ended_by": ender,
+            "counts": {ARTISTS[artist]: count for artist, count in enumerate(self.counts)},
+            "ranking": [ARTISTS[artist] for artist in ranked],
+            "markers": {ARTISTS[artist]: MARKERS[place] for place, artist in enumerate(ranked)},
+            "values": {ARTISTS[artist]: value for artist, value in enumerate(values or [0] * len(ARTISTS))},
+            "payouts": payouts,
+        }
+
+    def _game_over(self) -> None:
+        self.seat = self.decision = self.legal = None
+        self.upcoming = None
+        result = self.result()
+        self.log.append((None, {"type": "game_end", "money": result["money"], "ranks": result["ranks"]}))
+
+    # -- checking and applying a bot's action --
+
+    def _malformed(self, action: object) -> MalformedAction:
+        return MalformedAction(f"{self.decision}: expected {SHAPES[self.decision]}, got {_text(action)} "
+                               f"(legal: {_text(self.legal)})")
+
+    def _illegal(self, action: object, why: str) -> IllegalAction:
+        return IllegalAction(f"{self.decision}: {_text(action)} is not allowed: {why} "
+                             f"(legal: {_text(self.legal)})")
+
+    def _on_play_card(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or type(action.get("card")) is not int:
+            raise self._malformed(action)
+        card = action["card"]
+        if card not in self.legal["cards"]:
+            raise self._illegal(action, f"card {card} is not in your hand")
+        self._play(self.seat, card)
+
+    def _on_add_double(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or "card" not in action:
+            raise self._malformed(action)
+        card = action["card"]
+        seat = self.seat
+        if card is None:
+            seat = seat + 1 if seat + 1 < self.players else 0
+            if seat == self.turn:
+                return self._sell(seat, 0)
+            return self._offer_double(seat)
+        if type(card) is not int:
+            raise self._malformed(action)
+        if card not in self.legal["cards"]:
+            raise self._illegal(action, f"card {card} is not a card of yours that can join this double")
+        self._add_double(seat, card)
+
+    def _on_bid(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or "bid" not in action:
+            raise self._malformed(action)
+        bid = action["bid"]
+        seat = self.seat
+        if bid is None:
+            self.passed.append(seat)
+            self.log.append((None, {"type": "pass", "seat": seat}))
+        elif type(bid) is not int:
+            raise self._malformed(action)
+        elif bid < self.high + 1 or bid > self.cash[seat]:
+            legal = self.legal
+            raise self._illegal(action, f"a bid must be from {legal['min']} to {legal['max']}")
+        else:
+            self.high = bid
+            self.high_bidder = seat
+            self.passed = []
+            self.log.append((None, {"type": "bid", "seat": seat, "bid": bid}))
+        if self.kind == ONCE_AROUND and seat == self.auctioneer:
+            return self._close_bidding()
+        self._ask_bidder(seat + 1 if seat + 1 < self.players else 0)
+
+    def _on_sealed_bid(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or "bid" not in action:
+            raise self._malformed(action)
+        bid = action["bid"]
+        seat = self.seat
+        if bid is None:
+            bid = 0
+        elif type(bid) is not int:
+            raise self._malformed(action)
+        elif not 0 <= bid <= self.cash[seat]:
+            raise self._illegal(action, f"a sealed bid must be from 0 to {self.cash[seat]}")
+        self.sealed[seat] = bid
+        self.log.append((seat, {"type": "sealed_bid", "seat": seat, "bid": bid}))
+        if seat == self.auctioneer:
+            return self._reveal()
+        self._ask_sealed(seat + 1 if seat + 1 < self.players else 0)
+
+    def _on_set_price(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or type(action.get("price")) is not int:
+            raise self._malformed(action)
+        price = action["price"]
+        legal = self.legal
+        if not legal["min"] <= price <= legal["max"]:
+            raise self._illegal(action, f"the price must be from {legal['min']} to {legal['max']}")
+        self._set_price(price)
+
+    def _on_accept_price(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or type(action.get("accept")) is not bool:
+            raise self._malformed(action)
+        seat = self.seat
+        if action["accept"]:
+            return self._sell(seat, self.price)
+        self.passed.append(seat)
+        self.log.append((None, {"type": "decline", "seat": seat}))
+        self._ask_accept(seat + 1 if seat + 1 < self.players else 0)
+
+    def _on_flip_phantom(self, action: dict) -> None:
+        if type(action) is not dict or len(action) != 1 or type(action.get("flip")) is not bool:
+            raise self._malformed(action)
+        if action["flip"]:
+            return self._flip(self.seat)
+        self._next_turn()
+
+
+_HANDLERS = {
+    "play_card": ModernArtState._on_play_card,
+    "add_double": ModernArtState._on_add_double,
+    "bid": ModernArtState._on_bid,
+    "sealed_bid": ModernArtState._on_sealed_bid,
+    "set_price": ModernArtState._on_set_price,
+    "accept_price": ModernArtState._on_accept_price,
+    "flip_phantom": ModernArtState._on_flip_phantom,
+}

@@ -1,0 +1,44 @@
+"""The Maritime Silk Road game object: name, options, setups, states, determinization, narration."""
+
+from __future__ import annotations
+
+import random
+
+from arena.errors import OptionError
+from arena.games.base import Game, GameState, Option
+from arena.games.silk_road import setup as setups
+from arena.games.silk_road.determinize import determinize
+from arena.games.silk_road.narrate import narrate
+from arena.games.silk_road.state import SilkRoadState
+
+
+class SilkRoad(Game):
+    """Reiner Knizia's *Merchants*, as the Chinese edition Maritime Silk Road (rules/silk-road.md)."""
+
+    name = "silk-road"
+    title = "Maritime Silk Road (海上丝路)"
+    min_players = setups.MIN_PLAYERS
+    max_players = setups.MAX_PLAYERS
+    options = {"start_money": Option(int, 0, "money each player starts with (0 or more)")}
+
+    def check_options(self, players: int, options: dict) -> dict:
+        full = super().check_options(players, options)
+        if full["start_money"] < 0:
+            raise OptionError(f"option start_money of {self.name} cannot be negative, got {full['start_money']}")
+        return full
+
+    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+        start_money = options.get("start_money", self.options["start_money"].default)
+        return setups.random_setup(players, start_money, rng)
+
+    def check_setup(self, setup: dict, options: dict) -> None:
+        setups.check_setup(setup)
+
+    def new_state(self, setup: dict, options: dict) -> GameState:
+        return SilkRoadState(setup, options.get("start_money", self.options["start_money"].default))
+
+    def determinize(self, view: dict, options: dict, rng: random.Random) -> GameState:
+        return determinize(view, rng)
+
+    def narrate(self, log: list, players: list[str]) -> list[str]:
+        return narrate(log, players)

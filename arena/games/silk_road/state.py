@@ -1,0 +1,374 @@
+"""The rules of Maritime Silk Road as a state machine (rules/silk-road.md).
+
+The state holds everything (every hand, the deck order). After every
+``apply`` it stands at the next real choice: ``seat``, ``decision`` and
+``legal`` are set, and moves with a single legal action (a phase 2 with an
+empty hand, a load with one good left, ...) have been played by the engine.
+
+Inside the engine a good is its index in ``GOODS`` and a ship's cargo is a
+good index, or -1 while the ship waits to be loaded. The deck is kept with
+its top card last, so drawing pops from the end.
+
+Phases (``phase``, also shown in views): ``loading`` (the setup's loading
+round), ``phase1``, ``phase2``, ``extra_draw``, ``over``. Loading a ship bought
+in phase 1 happens in ``phase1``: it completes the purchase.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+
+from arena.errors import IllegalAction, SetupError
+from arena.games.base import GameState, competition_ranks
+from arena.games.silk_road.actions import check_extra_draw, check_load, check_phase1, check_phase2
+from arena.games.silk_road.cards import (
+    CARD_COUNT,
+    COSTS,
+    DRAW_COUNT,
+    GOOD_INDEX,
+    GOODS,
+    LICENSE_BONUS,
+    MARKERS_PER_GOOD,
+    SETUP_SHIPS,
+    SLOTS,
+    SPECIALS,
+    card_view,
+    good_of,
+    special_supply,
+)
+from arena.games.silk_road.views import build_view
+
+GOOD_RANGE = range(len(GOODS))
+CHEAPEST = min(COSTS.values())
+
+
+class SilkRoadState(GameState):
+    """One game of Maritime Silk Road in progress."""
+
+    def __init__(self, setup: dict, start_money: int) -> None:
+        """The state at the first real decision of the (checked) ``setup``."""
+        players = setup["players"]
+        self.place(
+            hands=setup["hands"], market=setup["market"], covered=[], deck=setup["deck"],
+            coins=setup.get("money", [start_money] * players),
+            ships=[[-1] * SETUP_SHIPS for _ in range(players)],
+            specials=[{"license": 0, "porter": 0, "exchange": 0} for _ in range(players)],
+            supply=special_supply(players), first=setup["first"], active=setup["first"], phase="loading",
+        )
+        self.log.append((None, {
+            "kind": "setup", "players": players, "first": self.first,
+            "market": [None if card is None else card_view(card) for card in self.market],
+            "deck": len(self.deck), "money": list(self.coins),
+            "hand_sizes": [len(hand) for hand in self.hands],
+        }))
+        for seat, hand in enumerate(self.hands):
+            self.log.append((seat, {"kind": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
+        self.resume()
+
+    def place(self, *, hands: list, market: list, covered: list, deck: list, coins: list, ships: list,
+              specials: list, supply: dict, first: int, active: int, phase: str) -> None:
+        """Set every field from a position (``deck`` top first; ``ships`` as good indices, -1 unloaded).
+
+        The log starts empty; :meth:`resume` then stands the state at its decision.
+        """
+        self.players = len(hands)
+        self.log = []
+        self.hands = [sorted(hand) for hand in hands]
+        self.market = list(market)
+        self.market_goods = [-1 if card is None else good_of(card) for card in self.market]
+        self.covered = sorted(covered)
+        self.deck = deck[::-1]
+        self.coins = list(coins)
+        self.ships = [list(cargo) for cargo in ships]
+        self.markers = [MARKERS_PER_GOOD - sum(cargo.count(good) for cargo in self.ships) for good in GOOD_RANGE]
+        self._count_free_goods()
+        self.licenses = [held["license"] for held in specials]
+        self.porters = [held["porter"] for held in specials]
+        self.exchanges = [held["exchange"] for held in specials]
+        self.supply = dict(supply)
+        self.first = first
+        self.active = active
+        self.phase = phase
+        self.loading = []
+        in_game = sum(map(len, self.hands)) + len(self.deck) + len(self.covered) + SLOTS - self.market.count(None)
+        if in_game == CARD_COUNT:
+            self.absent = ()
+        else:
+            present = {card for hand in self.hands for card in hand}
+            present.update(self.deck, self.covered, self.market)
+            self.absent = tuple(card for card in range(CARD_COUNT) if card not in present)
+
+    def resume(self) -> None:
+        """Stand at the decision the phase calls for (a game with an empty deck is over)."""
+        if not self.deck or self.phase == "over":
+            self._finish()
+        elif self.phase == "loading":
+            self.loading = loading_order(self.players, self.first, self.ships)
+            self._ask_load()
+        elif self.phase == "phase1":
+            ships = self.ships[self.active]
+            if -1 in ships:  # a ship bought this turn, not yet loaded
+                self.loading = [(self.active, ships.index(-1))]
+                self._ask_load()
+            else:
+                self._begin_phase1()
+        elif self.phase == "phase2":
+            self._begin_phase2()
+        elif self.phase == "extra_draw":
+            self._offer_extra_draw()
+        else:
+            raise SetupError(f"silk-road: unknown phase {self.phase!r} "
+                             "(phases: loading, phase1, phase2, extra_draw, over)")
+
+    # -- reading --
+
+    def money(self) -> list[int]:
+        return list(self.coins)
+
+    def default_action(self) -> dict:
+        decision = self.decision
+        if decision == "load_ship":
+            return {"good": self.legal["goods"][0]}
+        if decision == "phase1":
+            return {"action": "pass"}
+        if decision == "phase2":
+            return {"action": "draw"}
+        return {"count": 0}
+
+    def view(self, seat: int) -> dict:
+        return build_view(self, seat)
+
+    def clone(self) -> "SilkRoadState":
+        other = SilkRoadState.__new__(SilkRoadState)
+        fields = dict(self.__dict__)
+        other.__dict__ = fields
+        fields["log"] = list(self.log)
+        fields["hands"] = [list(hand) for hand in self.hands]
+        fields["market"] = list(self.market)
+        fields["market_goods"] = list(self.market_goods)
+        fields["covered"] = list(self.covered)
+        fields["deck"] = list(self.deck)
+        fields["coins"] = list(self.coins)
+        fields["ships"] = [list(ships) for ships in self.ships]
+        fields["markers"] = list(self.markers)
+        fields["licenses"] = list(self.licenses)
+        fields["porters"] = list(self.porters)
+        fields["exchanges"] = list(self.exchanges)
+        fields["supply"] = dict(self.supply)
+        fields["loading"] = list(self.loading)
+        return other
+
+    # -- acting --
+
+    def apply(self, action: dict) -> None:
+        decision = self.decision
+        if decision == "phase2":
+            delivery = check_phase2(self, action)
+            if delivery is None:
+                self._draw(DRAW_COUNT, "draw")
+            else:
+                self._deliver(*delivery)
+            if self.phase != "over":
+                self._offer_extra_draw()
+        elif decision == "phase1":
+            kind, detail = check_phase1(self, action)
+            if kind == "swap":
+                self._swap(detail)
+            elif kind == "buy":
+                self._buy(detail)
+                return
+            else:
+                self.log.append((None, {"kind": "pass", "seat": self.active}))
+            self._begin_phase2()
+        elif decision == "extra_draw":
+            count = check_extra_draw(self, action)
+            self._draw(count, "extra_draw")
+            if self.phase != "over":
+                self._end_turn()
+        elif decision == "load_ship":
+            self._load(check_load(self, action))
+        else:
+            raise IllegalAction(f"the game is over; no action is expected, got {action!r}")
+
+    # -- loading --
+
+    def _ask_load(self) -> None:
+        seat = self.loading[-1][0]
+        goods = self.free_goods
+        if len(goods) == 1:
+            self._load(GOOD_INDEX[goods[0]])
+            return
+        self.seat = seat
+        self.decision = "load_ship"
+        self.legal = {"goods": list(goods)}
+
+    def _load(self, good: int) -> None:
+        seat, ship = self.loading.pop()
+        self.ships[seat][ship] = good
+        self.markers[good] -= 1
+        if not self.markers[good]:
+            self._count_free_goods()
+        self.log.append((None, {"kind": "load", "seat": seat, "ship": ship, "good": GOODS[good]}))
+        if self.loading:
+            self._ask_load()
+        elif self.phase == "loading":
+            self.phase = "phase1"
+            self._begin_phase1()
+        else:
+            self._begin_phase2()
+
+    def _count_free_goods(self) -> None:
+        """Note the goods with a marker in the supply (after a good ran out or came back)."""
+        self.free_goods = tuple([name for name, left in zip(GOODS, self.markers) if left])
+
+    # -- phase 1: swap, buy or pass --
+
+    def _begin_phase1(self) -> None:
+        seat = self.active
+        free = self.free_goods
+        ships = self.ships[seat]
+        if len(free) > 1 or (free and any(cargo != GOOD_INDEX[free[0]] for cargo in ships)):
+            swap = {"ships": len(ships), "goods": list(free), "max_swaps": 1 + self.porters[seat]}
+        else:
+            swap = None
+        money = self.coins[seat]
+        if money < CHEAPEST:
+            buy = []
+        else:
+            supply = self.supply
+            buy = [card for card in SPECIALS if supply[card] and COSTS[card] <= money]
+        if swap is None and not buy:
+            self.log.append((None, {"kind": "pass", "seat": seat}))
+            self._begin_phase2()
+            return
+        self.seat = seat
+        self.decision = "phase1"
+        self.legal = {"swap": swap, "buy": buy}
+
+    def _swap(self, swaps: list[tuple[int, int]]) -> None:
+        ships = self.ships[self.active]
+        markers = self.markers
+        done = []
+        for ship, good in swaps:
+            old = ships[ship]
+            markers[old] += 1
+            markers[good] -= 1
+            ships[ship] = good
+            done.append({"ship": ship, "from": GOODS[old], "good": GOODS[good]})
+        if 0 in markers or len(self.free_goods) < len(GOODS):
+            self._count_free_goods()
+        self.log.append((None, {"kind": "swap", "seat": self.active, "swaps": done}))
+
+    def _buy(self, card: str) -> None:
+        seat = self.active
+        cost = COSTS[card]
+        self.coins[seat] -= cost
+        self.supply[card] -= 1
+        self.log.append((None, {"kind": "buy", "seat": seat, "card": card, "cost": cost}))
+        if card == "ship":
+            ships = self.ships[seat]
+            ships.append(-1)
+            self.loading = [(seat, len(ships) - 1)]
+            self._ask_load()
+            return
+        if card == "license":
+            self.licenses[seat] += 1
+        elif card == "porter":
+            self.porters[seat] += 1
+        else:
+            self.exchanges[seat] += 1
+        self._begin_phase2()
+
+    # -- phase 2: deliver or draw, then an exchange's extra draw --
+
+    def _begin_phase2(self) -> None:
+        self.phase = "phase2"
+        hand = self.hands[self.active]
+        if not hand:
+            self._draw(DRAW_COUNT, "draw")
+            if self.phase != "over":
+                self._offer_extra_draw()
+            return
+        self.seat = self.active
+        self.decision = "phase2"
+        self.legal = {"play": list(hand), "draw": True}
+
+    def _deliver(self, good: int, cards: list[int], slots: list[int]) -> None:
+        seat = self.active
+        hand = self.hands[seat]
+        market = self.market
+        market_goods = self.market_goods
+        covered = self.covered
+        for card, slot in zip(cards, slots):
+            hand.remove(card)
+            old = market[slot]
+            if old is not None:
+                insort(covered, old)
+            market[slot] = card
+            market_goods[slot] = good
+        showing = market_goods.count(good)
+        money = self.coins
+        licenses = self.licenses
+        income = []
+        for other, ships in enumerate(self.ships):
+            pay = showing * ships.count(good)
+            if pay:
+                pay += LICENSE_BONUS * licenses[other]
+                money[other] += pay
+            income.append(pay)
+        self.log.append((None, {
+            "kind": "deliver", "seat": seat, "good": GOODS[good],
+            "cards": [card_view(card) for card in cards], "slots": list(slots),
+            "showing": showing, "income": income,
+        }))
+
+    def _draw(self, count: int, kind: str) -> None:
+        """Draw ``count`` cards (fewer when the deck runs out); the game ends when it is empty."""
+        seat = self.active
+        deck = self.deck
+        count = min(count, len(deck))
+        drawn = deck[-count:] if count else []
+        del deck[len(deck) - count:]
+        hand = self.hands[seat]
+        for card in drawn:
+            insort(hand, card)
+        self.log.append((None, {"kind": kind, "seat": seat, "count": count, "deck": len(deck)}))
+        if count:
+            self.log.append((seat, {"kind": "drawn", "seat": seat,
+                                    "cards": [card_view(card) for card in reversed(drawn)]}))
+        if not deck:
+            self._finish()
+
+    def _offer_extra_draw(self) -> None:
+        most = min(self.exchanges[self.active], len(self.deck))
+        if not most:
+            self._end_turn()
+            return
+        self.phase = "extra_draw"
+        self.seat = self.active
+        self.decision = "extra_draw"
+        self.legal = {"max": most}
+
+    def _end_turn(self) -> None:
+        self.active = (self.active + 1) % self.players
+        self.phase = "phase1"
+        self._begin_phase1()
+
+    def _finish(self) -> None:
+        self.phase = "over"
+        self.seat = self.decision = self.legal = None
+        self.loading = []
+        money = self.money()
+        self.log.append((None, {"kind": "end", "money": money, "ranks": competition_ranks(money)}))
+
+
+def loading_order(players: int, first: int, ships: list[list[int]]) -> list[tuple[int, int]]:
+    """The setup's loads still to make, last one first: clockwise from ``first``, first ships then second."""
+    order = [
+        ((first + turn) % players, ship)
+        for ship in range(SETUP_SHIPS)
+        for turn in range(players)
+        if ships[(first + turn) % players][ship] < 0
+    ]
+    order.reverse()
+    return order

@@ -1,0 +1,53 @@
+"""What one seat may know: its view of the state (every key is listed in docs/games/silk-road.md).
+
+A view shows the seat's own hand and everything public: every player's money,
+hand size, ships and special cards; the market's top cards and the ids of the
+cards covered under them (a list that grows to dozens, so ids rather than card
+objects keep views and messages small); the goods markers and special cards
+left in supply; the deck's size. It never shows another hand or the deck's order. It holds
+enough to rebuild a full state consistent with it (``determinize``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.games.silk_road.cards import CARD_GOOD_NAMES, GOODS
+
+if TYPE_CHECKING:
+    from arena.games.silk_road.state import SilkRoadState
+
+#: a ship's cargo as views show it: a good's name, or None while it waits to be loaded
+CARGO_NAMES = GOODS + (None,)
+
+
+def build_view(state: "SilkRoadState", seat: int) -> dict:
+    """The view of ``seat`` (JSON-compatible, freshly built: the bot may keep or change it)."""
+    coins = state.coins
+    hands = state.hands
+    names = CARD_GOOD_NAMES
+    licenses, porters, exchanges = state.licenses, state.porters, state.exchanges
+    return {
+        "seat": seat,
+        "phase": state.phase,
+        "to_move": state.seat,
+        "first": state.first,
+        "hand": [{"id": card, "good": names[card]} for card in hands[seat]],
+        "players": [
+            {
+                "money": coins[other],
+                "hand_size": len(hands[other]),
+                "ships": [CARGO_NAMES[cargo] for cargo in ships],
+                "license": licenses[other],
+                "porter": porters[other],
+                "exchange": exchanges[other],
+            }
+            for other, ships in enumerate(state.ships)
+        ],
+        "market": [None if card is None else {"id": card, "good": names[card]} for card in state.market],
+        "covered": list(state.covered),
+        "absent": list(state.absent),
+        "markers": dict(zip(GOODS, state.markers)),
+        "supply": dict(state.supply),
+        "deck": len(state.deck),
+    }

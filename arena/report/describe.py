@@ -1,0 +1,73 @@
+"""What a game's describer gives the replay page, and the describer for a game arena does not know.
+
+A describer is made per record with ``(players, options)`` and answers:
+
+- ``palette``: colour name -> ``[background, text colour]`` for its cards;
+- ``chips``: a :class:`Chips` table of every card drawn, written once per page
+  (cells name cards by key, so a frame stays small);
+- ``action_text(decision, action)``: a recorded action in words;
+- ``event_text(event)``: one log event in words;
+- ``seat_columns(views)``: extra column titles, and per seat their cells
+  (the page adds seat, bot and money itself);
+- ``panels(views, fresh)``: the board as panels ``{"title", "head", "rows", "note"?}``,
+  from every seat's view and the log entries of this step.
+
+A cell is text, a number, ``{"text", "class"}``, or ``{"cards": [chip keys], "text"?}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PRIVATE_KEYS = ("seat", "hand")
+
+
+def action_text(action: Any) -> str:
+    """An action as ``key value, key value`` (``{"bid": 12}`` -> ``bid 12``)."""
+    if not isinstance(action, dict):
+        return json.dumps(action)
+    return ", ".join(f"{key} {json.dumps(value)}" for key, value in action.items()) or "-"
+
+
+def event_words(event: Any) -> str:
+    """An event as its ``kind`` followed by its other keys (``deal: seat 1, cards [...]``)."""
+    if not isinstance(event, dict):
+        return json.dumps(event)
+    rest = {key: value for key, value in event.items() if key not in ("kind", "type")}
+    return f"{event.get('kind') or event.get('type') or 'event'}: {action_text(rest)}"
+
+
+class Chips(dict):
+    """Chip key -> ``[label, palette name, tooltip]``: the cards a page draws, each stored once."""
+
+    def cell(self, chips: list[tuple[Any, str, str, str]], text: str = "") -> dict:
+        """A cell of cards given as ``(key, label, palette name, tooltip)``; registers each key."""
+        for key, label, kind, title in chips:
+            if key not in self:
+                self[key] = [label, kind, title]
+        return {"cards": [key for key, *_ in chips], "text": text} if text else {"cards": [key for key, *_ in chips]}
+
+
+class GenericDescriber:
+    """For a game without a describer of its own: JSON words and the public view as a table."""
+
+    palette: dict = {}
+
+    def __init__(self, players: list[str], options: dict) -> None:
+        self.players = players
+        self.chips = Chips()
+
+    def action_text(self, decision: str, action: Any) -> str:
+        return action_text(action)
+
+    def event_text(self, event: Any) -> str:
+        return event_words(event)
+
+    def seat_columns(self, views: list[dict]) -> tuple[list[str], list[list[Any]]]:
+        return ["hand"], [[json.dumps(view.get("hand")) if isinstance(view, dict) else ""] for view in views]
+
+    def panels(self, views: list[dict], fresh: list) -> list[dict]:
+        public = views[0] if views and isinstance(views[0], dict) else {}
+        rows = [[key, json.dumps(value)] for key, value in public.items() if key not in PRIVATE_KEYS]
+        return [{"title": "Table (seat 0's view, hand left out)", "head": ["key", "value"], "rows": rows}]

@@ -1,0 +1,317 @@
+"""``arena report``: a tournament's results as a static site that opens from disk.
+
+The site is written into one folder and needs nothing outside it (no server,
+no network): ``index.html`` (the tournament's settings, the overall and
+per-game leaderboards, each bot's rating against games played, the
+head-to-head heat maps, the faults by bot and kind), ``games.html`` (every
+game, linking to its replay page), ``games/*.html`` (one replay page per
+game, see :mod:`arena.report.replay_page`) and ``plots/*.svg``. Every table is
+plain HTML, readable without JavaScript; only the replay pages use a script.
+
+The figures are the leaderboard's own (:mod:`arena.tournament.leaderboard`),
+so the site and ``arena leaderboard`` always agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from arena.errors import RecordError, ReportError
+from arena.report import plots
+from arena.report.markup import Cell, link, page, table, write_text
+from arena.report.replay_page import write_replay_page
+from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, SCORE_NOTE, build_leaderboard
+from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, rate_games
+from arena.tournament.store import open_store
+
+FAULT_KINDS = ("timeout", "illegal", "malformed", "crash")
+GAMES_PAGE = "games.html"
+
+
+@dataclass
+class Written:
+    """What :func:`write_site` wrote: the index, the number of replay pages, records that did not replay."""
+
+    index: str
+    replays: int = 0
+    broken: list[str] = field(default_factory=list)
+
+
+def write_site(results: str, out: str, plugins: Any) -> Written:
+    """Write the report of the tournament in ``results`` (its folder, holding results.sqlite) into ``out``."""
+    plots.require_matplotlib()
+    store = open_store(results)
+    try:
+        header = store.header()
+        board = build_leaderboard(store)
+        histories = {game["name"]: rating_histories(store.placings(game["name"])) for game in header["plan"]["games"]}
+        records = [json.loads(text) for text in store.records()]
+    finally:
+        store.close()
+    for folder in ("plots", "games"):
+        try:
+            os.makedirs(os.path.join(out, folder), exist_ok=True)
+        except OSError as error:
+            raise ReportError(f"cannot make the folder {os.path.join(out, folder)}: {error.strerror}") from None
+    written = Written(index=os.path.join(out, "index.html"))
+    pages = _write_replays(records, plugins, out, written)
+    faults = fault_counts(records)
+    charts = _write_charts(out, board, histories, faults)
+    write_text(written.index, index_page(header, board, charts, faults, len(records)))
+    write_text(os.path.join(out, GAMES_PAGE), games_page(header["name"], records, pages, written.broken))
+    return written
+
+
+# -- the data behind the pages --
+
+
+def rating_histories(placings: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, float, float]]]:
+    """Per bot, ``(games played, mu, sigma)`` after each of its games, from 0 games (the prior) on."""
+    history: list = []
+    rate_games(placings, history)
+    series: dict[str, list[tuple[int, float, float]]] = {}
+    for _, rated in history:
+        for bot, rating in sorted(rated.items()):
+            points = series.setdefault(bot, [(0, ENVIRONMENT["mu"], ENVIRONMENT["sigma"])])
+            points.append((len(points), rating.mu, rating.sigma))
+    return series
+
+
+def fault_counts(records: list[dict]) -> dict[str, dict[str, int]]:
+    """Bot -> fault kind -> count, over every record (bots without faults left out)."""
+    counts: dict[str, dict[str, int]] = {}
+    for record in records:
+        for fault in record["faults"]:
+            bot = record["players"][fault["seat"]]
+            kinds = counts.setdefault(bot, {})
+            kinds[fault["kind"]] = kinds.get(fault["kind"], 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def page_name(order: int, record: dict) -> str:
+    """The replay page's file name: its place in the schedule and its id, safe on every file system."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(record.get("id", "game"))).strip("-")
+    return f"{order:05d}-{slug}.html"
+
+
+# -- writing --
+
+
+def _write_replays(records: list[dict], plugins: Any, out: str, written: Written) -> list[str]:
+    pages = []
+    for order, record in enumerate(records, 1):
+        name = page_name(order, record)
+        path = os.path.join(out, "games", name)
+        try:
+            write_replay_page(record, plugins, path, back=(f"../{GAMES_PAGE}", "all games"))
+            written.replays += 1
+        except RecordError as error:
+            written.broken.append(f"{record.get('id')}: {error}")
+            write_text(path, page(f"Replay {record.get('id')}", (
+                    f'<nav class="site">{link(f"../{GAMES_PAGE}", "all games")}</nav>'
+                    f"<h1>{escape(str(record.get('id')))}</h1>"
+                    f'<p class="banner">This record does not replay with the installed engine, so it cannot be '
+                    f"shown: {escape(str(error))}</p>")))
+        pages.append(f"games/{name}")
+    return pages
+
+
+def _write_charts(out: str, board: dict, histories: dict, faults: dict) -> dict[str, str]:
+    """Write every chart; chart key -> path relative to ``out``."""
+    charts = {}
+
+    def save(key: str, svg: str) -> None:
+        relative = f"plots/{key}.svg"
+        write_text(os.path.join(out, relative), svg)
+        charts[key] = relative
+
+    colours = plots.bot_colours([row["bot"] for row in board["sections"][-1]["standings"]])
+    for section in board["sections"]:
+        series = histories.get(section["game"])
+        if series:
+            ordered = {row["bot"]: series[row["bot"]] for row in section["standings"] if row["bot"] in series}
+            save(f"rating-{section['game']}",
+                 plots.rating_chart(ordered, colours, f"{section['game']}: rating against games played"))
+    for section in board["sections"]:
+        bots, shares = head_to_head_shares(section)
+        if section["games"] and len(bots) > 1:
+            save(f"head-to-head-{section['game']}", plots.heat_map(bots, shares, f"{section['game']}: head-to-head"))
+    if faults:
+        save("faults", plots.faults_chart(faults, _kinds(faults), "faults by bot and kind"))
+    return charts
+
+
+def head_to_head_shares(section: dict) -> tuple[list[str], list[list[float | None]]]:
+    """The section's bots in standings order and, per pair, the share of meetings the row bot finished above."""
+    bots = [row["bot"] for row in section["standings"]]
+    pairs = section["head_to_head"]
+    shares = []
+    for bot in bots:
+        row = []
+        for other in bots:
+            pair = pairs.get(bot, {}).get(other)
+            row.append(pair["above"] / pair["meetings"] if pair and pair["meetings"] else None)
+        shares.append(row)
+    return bots, shares
+
+
+def _kinds(faults: dict[str, dict[str, int]]) -> list[str]:
+    seen = {kind for kinds in faults.values() for kind in kinds}
+    return [kind for kind in FAULT_KINDS if kind in seen] + sorted(seen - set(FAULT_KINDS))
+
+
+# -- the pages --
+
+
+def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, stored: int) -> str:
+    """The report's front page."""
+    name = header["name"]
+    parts = [
+        f"<h1>Tournament {escape(name)}</h1>",
+        f'<p>{stored} of {header["total"]} scheduled games played. '
+        f'{link(GAMES_PAGE, "Every game, with its replay")}.</p>',
+        '<nav class="site">' + " ".join(
+            link(f"#{anchor}", text) for anchor, text in
+            [(f"section-{section['game']}", _section_title(section)) for section in _overall_first(board["sections"])]
+            + [("faults", "faults"), ("settings", "settings")]) + "</nav>",
+    ]
+    for section in _overall_first(board["sections"]):
+        parts.append(_section(section, charts))
+    parts.append(_faults(faults, charts))
+    parts.append(_settings(header))
+    return page(f"Tournament {name}", "\n".join(parts))
+
+
+def _overall_first(sections: list[dict]) -> list[dict]:
+    return sorted(sections, key=lambda section: section["game"] != OVERALL)
+
+
+def _section_title(section: dict) -> str:
+    return "overall" if section["game"] == OVERALL else section["game"]
+
+
+def _section(section: dict, charts: dict[str, str]) -> str:
+    game = section["game"]
+    parts = [f'<h2 id="section-{escape(game)}">{escape(_section_title(section))}: '
+             f'{section["games"]} of {section["scheduled"]} games</h2>']
+    rows = [[row["rank"], row["bot"], row["mu"], row["sigma"], row["score"], row["games"], row["firsts"],
+             _maybe(row["mean_rank"]), _maybe(row["mean_money"]), row["faults"]]
+            for row in section["standings"]]
+    parts.append(table(["rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean rank", "mean money",
+                        "faults"], rows, css_id=f"standings-{game}"))
+    notes = ([OVERALL_RULE] if game == OVERALL else []) + section["notes"] + [SCORE_NOTE]
+    parts.append('<ul class="note">' + "".join(f"<li>{escape(note)}</li>" for note in notes) + "</ul>")
+    parts.append("<h3>Head-to-head</h3>")
+    parts.append(_head_to_head_table(section))
+    parts.append(f'<p class="note">{escape(HEAD_TO_HEAD_NOTE)}.</p>')
+    figures = []
+    if f"rating-{game}" in charts:
+        figures.append(_figure(charts[f"rating-{game}"],
+                               f"Each bot's TrueSkill mu after each of its {game} games, with a band of ± sigma "
+                               f"(the uncertainty), from the prior mu {ENVIRONMENT['mu']:g} at 0 games."))
+    if f"head-to-head-{game}" in charts:
+        figures.append(_figure(charts[f"head-to-head-{game}"], "The head-to-head table as a heat map."))
+    if figures:
+        parts.append('<div class="figures">' + "".join(figures) + "</div>")
+    return "\n".join(parts)
+
+
+def _maybe(value: float | None) -> Any:
+    return "-" if value is None else value
+
+
+def _head_to_head_table(section: dict) -> str:
+    bots, shares = head_to_head_shares(section)
+    pairs = section["head_to_head"]
+    rows = []
+    for bot, values in zip(bots, shares):
+        cells: list[Any] = [bot]
+        for other, share in zip(bots, values):
+            if share is None:
+                cells.append("-")
+                continue
+            pair = pairs[bot][other]
+            cells.append(Cell(f"{100 * share:.0f}%", "num", f"background:{_heat(share)}",
+                              f"{pair['above']} above, {pair['below']} below, {pair['equal']} equal"))
+        rows.append(cells)
+    return table(["bot", *bots], rows, css_id=f"head-to-head-{section['game']}")
+
+
+def _heat(share: float) -> str:
+    """A red (0) to yellow (0.5) to green (1) background, light enough for dark text."""
+    red = 250 if share <= 0.5 else round(250 - (share - 0.5) * 2 * 110)
+    green = 250 if share >= 0.5 else round(140 + share * 2 * 110)
+    return f"rgb({red},{green},150)"
+
+
+def _figure(source: str, caption: str) -> str:
+    return (f'<figure><img src="{escape(source)}" alt="{escape(caption)}">'
+            f"<figcaption>{escape(caption)}</figcaption></figure>")
+
+
+def _faults(faults: dict[str, dict[str, int]], charts: dict[str, str]) -> str:
+    parts = ['<h2 id="faults">Faults by bot and kind</h2>']
+    if not faults:
+        parts.append("<p>No faults: every bot answered every decision in time and within the rules.</p>")
+        return "\n".join(parts)
+    kinds = _kinds(faults)
+    rows = [[bot, *(counts.get(kind, 0) for kind in kinds), sum(counts.values())] for bot, counts in faults.items()]
+    parts.append(table(["bot", *kinds, "total"], rows, css_id="faults-table"))
+    parts.append('<p class="note">timeout: no answer in time; illegal: against the rules; malformed: not a '
+                 "well-formed action; crash: the bot raised, exited or closed its output. Each game's faults, "
+                 f"with details, are on its replay page ({link(GAMES_PAGE, 'every game')}).</p>")
+    if "faults" in charts:
+        parts.append(_figure(charts["faults"], "Faults per bot, stacked by kind."))
+    return "\n".join(parts)
+
+
+def _settings(header: dict) -> str:
+    definition = header["definition"]
+    parts = ['<h2 id="settings">Settings</h2>',
+             table(["setting", "value"], [["name", definition["name"]], ["seed", definition["seed"]],
+                                          ["format", definition["format"]], ["deals per table", definition["deals"]],
+                                          ["games scheduled", header["total"]]], css_id="settings-table"),
+             "<h3>Games</h3>",
+             table(["game", "players per table", "options", "tables", "games"],
+                   [[game["name"], game["players"], json.dumps(game["options"], sort_keys=True) or "{}",
+                     *_plan_counts(header["plan"], game["name"])] for game in definition["games"]]),
+             "<h3>Limits</h3>",
+             table(["limit", "value"], [[key, value] for key, value in definition["limits"].items()]),
+             "<h3>Bots</h3>",
+             table(["bot", "spec", "options"], [[bot["name"], bot["spec"], json.dumps(bot.get("options") or {})]
+                                               for bot in definition["bots"]])]
+    return "\n".join(parts)
+
+
+def _plan_counts(plan: dict, game: str) -> list[Any]:
+    for entry in plan["games"]:
+        if entry["name"] == game:
+            return [len(entry["tables"]), entry["games"]]
+    return ["-", "-"]
+
+
+def games_page(name: str, records: list[dict], pages: list[str], broken: list[str]) -> str:
+    """Every stored game in schedule order, each linking to its replay page."""
+    parts = [f'<nav class="site">{link("index.html", "leaderboards")}</nav>',
+             f"<h1>Tournament {escape(name)}: every game</h1>",
+             f"<p>{len(records)} games, in schedule order. Each id opens the game's replay.</p>"]
+    if broken:
+        parts.append('<p class="banner">' + escape(f"{len(broken)} records do not replay with the installed "
+                                                  f"engine; their pages say why.") + "</p>")
+    by_game: dict[str, list] = {}
+    for record, href in zip(records, pages):
+        result = record["result"]
+        seats = " · ".join(f"{bot} {money}" for bot, money in zip(record["players"], result["money"]))
+        winners = ", ".join(sorted({bot for bot, rank in zip(record["players"], result["ranks"]) if rank == 1}))
+        by_game.setdefault(record["game"], []).append(
+            [link(href, str(record.get("id"))), seats, winners, len(record["faults"])])
+    for game, rows in by_game.items():
+        parts.append(f"<h2>{escape(game)}</h2>")
+        parts.append(table(["game", "bots and final money, by seat", "winner", "faults"], rows,
+                           css_id=f"games-{game}"))
+    return page(f"Tournament {name}: games", "\n".join(parts))

@@ -1,0 +1,122 @@
+"""The small process a Python bot runs in: it speaks the JSON-lines protocol for the bot.
+
+Started by the process sandbox as ``python -m arena.sandbox.host SPEC`` where
+SPEC is a JSON object: ``factory`` (``"MODULE:QUALNAME"`` of the bot class or
+factory) or ``bot`` (a registered bot's name, when its factory cannot be
+imported by name: then the plugins are loaded to find it), ``options`` (keyword
+arguments for the factory) and ``path`` (the runner's ``sys.path``).
+
+It imports only what the bot needs, never the runner's other bots. The
+protocol runs on private duplicates of stdin and stdout; the bot's own
+``print`` (file descriptor 1) goes to stderr and ``input()`` reads nothing, so
+nothing the bot does can corrupt the protocol. A bot that raises ends the
+host (status 1) after writing the traceback and one summary line to stderr;
+the runner records a crash.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+from typing import Any, Callable
+
+import orjson
+
+DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+
+
+def load_factory(spec: dict) -> Callable[..., Any]:
+    """The bot factory named by ``spec`` (see the module docstring)."""
+    if spec.get("factory"):
+        module_name, _, qualname = spec["factory"].partition(":")
+        target: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            try:
+                target = getattr(target, part)
+            except AttributeError:
+                raise SystemExit(f"arena-host: module {module_name!r} has no {qualname!r}") from None
+        return target
+    from arena.plugins import get_plugins
+
+    return get_plugins().bot(spec["bot"]).factory
+
+
+def take_protocol_channel() -> tuple[Any, int]:
+    """Move the protocol to private file descriptors; point fd 1 at stderr and fd 0 at nothing."""
+    reader = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+    writer = os.dup(1)
+    os.dup2(2, 1)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
+    return reader, writer
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def encode(action: Any) -> bytes:
+    """The action as one JSON line; an action JSON cannot hold becomes a line the runner calls malformed."""
+    try:
+        return orjson.dumps(action, option=DUMP_OPTIONS)
+    except TypeError as error:
+        return f"# the bot returned {action!r:.200}, which is not JSON ({error})\n".encode()
+
+
+def fail(where: str) -> None:
+    """End the host after an exception in the bot: traceback and a summary line on stderr."""
+    error = sys.exc_info()[1]
+    traceback.print_exc()
+    print(f"arena-host: {where} raised {error!r}", file=sys.stderr, flush=True)
+    os._exit(1)
+
+
+def serve(factory: Callable[..., Any], options: dict) -> None:
+    """Answer the runner's messages until it closes the channel."""
+    reader, writer = take_protocol_channel()
+    bot = None
+    for line in reader:
+        message = orjson.loads(line)
+        kind = message.get("type")
+        if kind == "decide":
+            try:
+                action = bot.decide(message)
+            except Exception:
+                fail("decide")
+            write_all(writer, encode(action))
+        elif kind == "start":
+            try:
+                bot = factory(**options)
+                start = getattr(bot, "start", None)
+                if start is not None:
+                    start(message)
+            except Exception:
+                fail("start")
+            write_all(writer, b'{"type":"ready"}\n')
+        elif kind == "end":
+            end = getattr(bot, "end", None)
+            try:
+                if end is not None:
+                    end(message)
+            except Exception:
+                traceback.print_exc()
+            bot = None
+
+
+def main() -> None:
+    spec = orjson.loads(sys.argv[1])
+    sys.path[:] = spec["path"]
+    try:
+        factory = load_factory(spec)
+    except Exception:
+        fail("loading the bot")
+    serve(factory, spec.get("options") or {})
+
+
+if __name__ == "__main__":
+    main()

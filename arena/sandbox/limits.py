@@ -1,0 +1,268 @@
+"""What is put around a bot process: resource limits, a user id of its own, namespaces; and its end.
+
+Everything here is applied between ``fork`` and ``exec`` of the bot (or of the
+``unshare`` that execs it), so the bot starts already limited and cannot
+undo the hard limits. See docs/sandbox.md for what each protection promises.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import signal
+import stat
+from typing import Callable
+
+from arena.match import Limits
+
+#: Address space allowed above ``memory_mb``: runtimes reserve address space
+#: they never touch (Node's V8 needs about 1 GiB of it to start), so the real
+#: memory bound is RLIMIT_DATA (private writable memory) and RLIMIT_AS only
+#: stops what DATA does not count (shared anonymous mappings).
+ADDRESS_SLACK_MB = 2048
+#: Open files per bot process.
+MAX_OPEN_FILES = 256
+#: Processes and threads per bot, counted by the kernel per user id, so only
+#: applied when the bot has a user id of its own (the runner is root).
+MAX_TASKS = 128
+#: Slack of the RLIMIT_CPU backstop above the time the runner allows; the
+#: backstop is moved only when it comes closer than that, by this much again
+#: (so most decisions cost no system call for it).
+CPU_BACKSTOP_SLACK_S = 5
+
+#: Bots of a root runner run as ``UID_BASE + runner_pid * UIDS_PER_RUNNER + slot``:
+#: ids no account uses, different for every live bot on the machine.
+UID_BASE = 1 << 30
+UIDS_PER_RUNNER = 64
+
+_PR_SET_PDEATHSIG = 1
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+_libc = ctypes.CDLL(None, use_errno=True)
+_prctl = getattr(_libc, "prctl", None)
+
+
+def _die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (Linux; elsewhere nothing)."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def resource_limits(limits: Limits, own_uid: bool) -> list[tuple[int, int]]:
+    """``(RLIMIT_x, value)`` pairs for a bot process under ``limits``."""
+    memory = limits.memory_mb << 20
+    pairs = [
+        (resource.RLIMIT_DATA, memory),
+        (resource.RLIMIT_AS, memory + (ADDRESS_SLACK_MB << 20)),
+        (resource.RLIMIT_FSIZE, memory),
+        (resource.RLIMIT_NOFILE, MAX_OPEN_FILES),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    if own_uid:
+        pairs.append((resource.RLIMIT_NPROC, MAX_TASKS))
+    return pairs
+
+
+def cpu_backstop_seconds(cpu_used_ns: int, allowed_ms: float) -> int:
+    """The least RLIMIT_CPU soft limit that lets a bot run ``allowed_ms`` more CPU time."""
+    return math.ceil(cpu_used_ns / 1e9 + allowed_ms / 1000)
+
+
+def hidden_ancestors(paths: list[str], uid: int) -> list[str]:
+    """The folders on the way to ``paths`` that ``uid`` may not pass (not its own, no ``o+x``), outermost first.
+
+    A bot with a user id of its own could not reach what lies below them (on
+    these machines: the runner's Python, installed under root's 0700 home).
+    """
+    found: list[str] = []
+    for path in paths:
+        parts = os.path.abspath(path).split(os.sep)[1:]
+        for depth in range(1, len(parts) + 1):
+            folder = os.sep + os.path.join(*parts[:depth])
+            try:
+                status = os.stat(folder)
+            except OSError:
+                break
+            hidden = stat.S_ISDIR(status.st_mode) and not status.st_mode & stat.S_IXOTH and status.st_uid != uid
+            if hidden and folder not in found:
+                found.append(folder)
+    return sorted(found, key=lambda folder: folder.count(os.sep))
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
+    _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
+
+
+def open_folders(folders: list[str]) -> None:
+    """Let everyone pass ``folders`` (mode 0711) in this mount namespace, without opening their contents.
+
+    Each folder gets a tmpfs of mode 0711 laid over it, and every entry of the
+    original is bind-mounted back in place (symbolic links copied), so what lies
+    inside keeps its own permissions and only passing through is new. The
+    runner's view of the filesystem is untouched.
+    """
+    for folder in folders:
+        original = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        names = os.listdir(original)
+        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k")
+        for name in names:
+            inside = os.path.join(folder, name)
+            mode = os.lstat(name, dir_fd=original).st_mode
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(name, dir_fd=original), inside)
+                continue
+            if stat.S_ISDIR(mode):
+                os.mkdir(inside)
+            elif stat.S_ISREG(mode):
+                os.close(os.open(inside, os.O_CREAT | os.O_WRONLY, 0o600))
+            else:
+                continue
+            _mount(f"/proc/self/fd/{original}/{name}", inside, None, _MS_BIND | _MS_REC)
+        os.close(original)
+
+
+def enter_namespaces(new_user: bool) -> None:
+    """Give this process new network, PID and mount namespaces (and a user namespace when not root).
+
+    A non-root runner needs the user namespace to make the others; it maps
+    only the runner's own ids, so the bot stays an ordinary user inside and
+    keeps no capability once it execs.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | (_CLONE_NEWUSER if new_user else 0)
+    _check(_libc.unshare(flags), "unshare")
+    if new_user:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+
+
+def become_process_one() -> None:
+    """Fork into the new PID namespace: the child returns (and execs the bot as its process 1).
+
+    The parent stays outside as the bot's keeper: it holds none of the bot's
+    pipes (so a bot closing its stdout is seen at once), waits for it, and
+    exits with its status (dying of the same signal). It dies with the runner,
+    and the bot dies with it.
+    """
+    child = os.fork()
+    if child == 0:
+        _die_with_parent()
+        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        return
+    os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    status = os.waitpid(child, 0)[1]
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
+            open_up: list[str] = (), namespaces: bool = False) -> Callable[[], None]:
+    """The function run in the child before ``exec``: namespaces, user id, limits, death with the runner.
+
+    :param uid: (a root runner) the user id the bot becomes, after its mount
+        namespace lets that user pass ``open_up`` (:func:`open_folders`).
+    :param namespaces: new network, PID and mount namespaces (:func:`enter_namespaces`).
+
+    Hard limits never rise above the runner's own. RLIMIT_CPU keeps the
+    runner's hard limit so that the runner can move the backstop up before
+    each decision (:func:`move_cpu_backstop`).
+    """
+    settings = []
+    for kind, value in pairs:
+        hard = resource.getrlimit(kind)[1]
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        settings.append((kind, (value, value)))
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    cpu_soft = cpu_seconds if cpu_hard == resource.RLIM_INFINITY else min(cpu_seconds, cpu_hard)
+    settings.append((resource.RLIMIT_CPU, (cpu_soft, cpu_hard)))
+    folders = list(open_up)
+
+    def apply() -> None:
+        _die_with_parent()
+        if namespaces:
+            enter_namespaces(new_user=uid is None)
+        elif uid is not None:
+            _check(_libc.unshare(_CLONE_NEWNS), "unshare")
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        if uid is not None:
+            open_folders(folders)
+        if namespaces:
+            become_process_one()
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        for kind, values in settings:
+            resource.setrlimit(kind, values)
+        _die_with_parent()
+
+    return apply
+
+
+def move_cpu_backstop(pid: int, cpu_seconds: int) -> int:
+    """Set the RLIMIT_CPU soft limit of a running bot to ``cpu_seconds`` plus slack; the limit set.
+
+    Silently nothing when the bot is gone.
+    """
+    cpu_seconds += CPU_BACKSTOP_SLACK_S
+    try:
+        hard = resource.prlimit(pid, resource.RLIMIT_CPU)[1]
+        if hard != resource.RLIM_INFINITY:
+            cpu_seconds = min(cpu_seconds, hard)
+        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, hard))
+    except (ProcessLookupError, PermissionError):
+        pass
+    return cpu_seconds
+
+
+class UidPool:
+    """Hands out the unprivileged user ids of a root runner's bots, one per live bot process."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.base = UID_BASE + (self.owner % (1 << 22)) * UIDS_PER_RUNNER
+        self.free = list(range(UIDS_PER_RUNNER))
+        self.next_shared = 0
+
+    def take(self) -> int:
+        """A user id no other live bot of this runner has (shared only past 64 live bots)."""
+        if self.free:
+            return self.base + self.free.pop(0)
+        self.next_shared = (self.next_shared + 1) % UIDS_PER_RUNNER
+        return self.base + self.next_shared
+
+    def give_back(self, uid: int) -> None:
+        slot = uid - self.base
+        if 0 <= slot < UIDS_PER_RUNNER and slot not in self.free:
+            self.free.append(slot)
+
+
+def kill_user(uid: int) -> None:
+    """SIGKILL every process of ``uid``: a forked helper takes that uid and calls ``kill(-1)``.
+
+    The kernel does ``kill(-1)`` under its task list lock, so a fork bomb
+    cannot outrun it; processes that left the bot's process group die too.
+    """
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only makes system calls, then exits
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)

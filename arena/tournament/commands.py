@@ -1,0 +1,125 @@
+"""The tournament commands, a built-in plugin: ``arena run``, ``arena leaderboard``, ``arena export``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from arena import hookimpl
+from arena.plugins import get_plugins
+from arena.seating import SANDBOX_MODES
+from arena.tournament.config import load_tournament
+from arena.tournament.leaderboard import FORMATS, build_leaderboard, render, select, write_files
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import open_store
+
+EXIT_INTERRUPTED = 130
+
+
+@click.command()
+@click.argument("tournament_file", metavar="TOURNAMENT.toml")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Worker processes playing games at once  [default: the machine's cores]")
+@click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
+              help="Folder holding the tournaments' results; this one goes to ROOT/NAME.")
+@click.option("--fresh", is_flag=True, help="Discard the results stored for this tournament and start over.")
+@click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
+              help="process: every bot in its own limited process; none: Python bots in-process "
+                   "(trusted bots only; cmd: bots are always processes).")
+@click.pass_context
+def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, fresh: bool, sandbox: str) -> None:
+    """Play a tournament file in parallel, store every game, and print the leaderboards.
+
+    The file (TOML) names the tournament, its seed, format (round-robin or
+    gauntlet) and deals per table, the games with their seats per table and
+    options, the limits and the bots; see the project's documentation. It is
+    checked before anything runs.
+
+    Every game goes to ROOT/NAME/results.sqlite as it finishes. Running the same
+    file again resumes: games already stored are not played again. A changed
+    file under the same name is refused unless --fresh. At the end (or after
+    Ctrl-C, which stops cleanly and keeps finished games, exit status 130)
+    the leaderboards are written to ROOT/NAME/leaderboard.md, .csv and .json
+    and printed. Workers log to ROOT/NAME/arena.log. Example:
+
+    \b
+      arena run tournaments/demo.toml -j 2
+    """
+    plugins = get_plugins()
+    tournament = load_tournament(tournament_file, plugins)
+    outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
+    store = open_store(outcome.folder)
+    try:
+        board = build_leaderboard(store)
+    finally:
+        store.close()
+    write_files(outcome.folder, board)
+    click.echo(render(board, "table"))
+    for failure in outcome.failed:
+        click.echo(f"failed: {failure}", err=True)
+    if outcome.interrupted:
+        click.echo(f"stopped: {outcome.stored} of {outcome.total} games stored in {outcome.folder}; "
+                   f"run the same command again to resume", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    if outcome.failed:
+        click.echo(f"{len(outcome.failed)} games failed and were not stored (see {outcome.folder}/arena.log); "
+                   f"run the same command again to retry them", err=True)
+        ctx.exit(1)
+
+
+@click.command()
+@click.argument("folder", metavar="FOLDER")
+@click.option("--format", "-f", "form", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format.")
+@click.option("--game", "-g", metavar="G", help="Only the leaderboard of game G, or 'overall'.")
+@click.option("--diff", "old", metavar="OLD", help="Print what changed since OLD, an earlier results folder or its "
+                                                   "leaderboard.json (format table, markdown or json).")
+def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> None:
+    """Print the leaderboards of a tournament's stored results.
+
+    FOLDER is one tournament's results folder, the one holding results.sqlite
+    (e.g. results/demo). One leaderboard per game and an overall one: rank,
+    bot, TrueSkill mu and sigma, score (mu - 3 sigma, the ranking key), games,
+    first places, mean rank, mean money, faults; and a head-to-head table.
+    It works while a run is still playing, on the games stored so far.
+    """
+    store = open_store(folder)
+    try:
+        board = select(build_leaderboard(store), game)
+    finally:
+        store.close()
+    if old is not None:
+        from arena.compare.diff import DIFF_FORMATS, diff_boards, load_board, render_diff
+
+        if form not in DIFF_FORMATS:
+            raise click.BadParameter(f"--diff prints {', '.join(DIFF_FORMATS)}, not {form}", param_hint="--format")
+        click.echo(render_diff(diff_boards(load_board(old), board), form), nl=False)
+        return
+    click.echo(render(board, form), nl=False)
+
+
+@click.command()
+@click.argument("folder", metavar="FOLDER")
+@click.option("--format", "-f", "form", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help="Output format: JSON lines, one game record per line.")
+def export(folder: str, form: str) -> None:
+    """Print every stored game record of a tournament, one per line, in schedule order.
+
+    FOLDER is one tournament's results folder (e.g. results/demo). The records
+    replay: `arena export results/demo | arena replay -` checks them all.
+    """
+    store = open_store(folder)
+    try:
+        out = sys.stdout
+        for record in store.records():
+            out.write(record)
+            out.write("\n")
+    finally:
+        store.close()
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    for command in (run, leaderboard, export):
+        cli.add_command(command)

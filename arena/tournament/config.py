@@ -1,0 +1,249 @@
+"""Reading a tournament file (TOML, cli.md) into a checked :class:`Tournament`.
+
+Everything is checked before anything runs, and every problem is one
+:class:`TournamentFileError` line naming the file, the key and what is expected,
+e.g. ``demo.toml: games[2].players: silk-road takes 2 to 4 players, got 5``.
+Entries of ``[[games]]`` and ``[[bots]]`` are counted from 1 in these keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from arena.entrants import Entrant, parse_spec
+from arena.errors import ArenaError, TournamentFileError
+from arena.match import Limits
+
+FORMATS = ("round-robin", "gauntlet")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+TOP_KEYS = ("tournament", "games", "limits", "bots")
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals")
+GAME_KEYS = ("name", "players", "options")
+BOT_KEYS = ("spec", "options")
+#: each limit's allowed range, inclusive (``Limits`` gives the defaults)
+LIMIT_RANGES = {
+    "start_ms": (1, 600_000),
+    "move_ms": (1, 600_000),
+    "bank_ms": (0, 3_600_000),
+    "memory_mb": (16, 1_048_576),
+    "max_faults": (1, 1_000_000),
+}
+MAX_DEALS = 100_000
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One ``[[games]]`` table: a game, its seats per table and its checked options."""
+
+    name: str
+    players: int
+    options: dict
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A checked tournament file."""
+
+    path: str
+    name: str
+    seed: int
+    format: str
+    deals: int
+    games: tuple[GameEntry, ...]
+    limits: Limits
+    entrants: tuple[Entrant, ...]
+
+    def definition(self) -> dict:
+        """Everything that decides the games, as plain JSON (the file's path and layout left out)."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "format": self.format,
+            "deals": self.deals,
+            "games": [{"name": g.name, "players": g.players, "options": g.options} for g in self.games],
+            "limits": self.limits.as_dict(),
+            "bots": [{"name": e.name, "spec": e.spec, "options": e.options} for e in self.entrants],
+        }
+
+    def digest(self) -> str:
+        """A hash of :meth:`definition`: equal for files that schedule the same games."""
+        text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class _Checker:
+    """Raises one-line errors prefixed with the file's path and the key at fault."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> TournamentFileError:
+        where = f"{self.path}: {key}: " if key else f"{self.path}: "
+        return TournamentFileError(where + message)
+
+    def table(self, value: Any, key: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a table, got {_shown(value)}")
+        for name in value:
+            if name not in allowed:
+                raise self.fail(_join(key, name), f"unknown key (expected one of: {', '.join(allowed)})")
+        for name in required:
+            if name not in value:
+                raise self.fail(_join(key, name), "missing (required)")
+        return value
+
+    def array_of_tables(self, value: Any, key: str) -> list:
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise self.fail(key, f"expected [[{key}]] tables, got {_shown(value)}")
+        if not value:
+            raise self.fail(key, f"expected at least one [[{key}]] table")
+        return value
+
+    def integer(self, value: Any, key: str, low: int, high: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(key, f"expected an integer from {low} to {high}, got {_shown(value)}")
+        if not low <= value <= high:
+            raise self.fail(key, f"expected an integer from {low} to {high}, got {value}")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, f"expected a non-empty string, got {_shown(value)}")
+        return value
+
+
+def _join(key: str, name: str) -> str:
+    return f"{key}.{name}" if key else name
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return repr(value)
+
+
+def read_toml(path: str) -> dict:
+    """The parsed file, or a one-line error saying why it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise TournamentFileError(f"{path}: cannot read it: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
+
+
+def load_tournament(path: str, plugins: Any) -> Tournament:
+    """Read and check the tournament file at ``path`` against the registered games and bots."""
+    return parse_tournament(read_toml(path), path, plugins)
+
+
+def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
+    """Check parsed TOML ``data`` (from ``path``, named in errors) and build the :class:`Tournament`."""
+    check = _Checker(path)
+    check.table(data, "", TOP_KEYS, ("tournament", "games", "bots"))
+    head = check.table(data["tournament"], "tournament", TOURNAMENT_KEYS, ("name", "seed"))
+    name = check.string(head["name"], "tournament.name")
+    if not NAME_PATTERN.fullmatch(name):
+        raise check.fail("tournament.name", f"expected letters, digits, '.', '_' or '-' "
+                                            f"(it names a folder), got {name!r}")
+    seed = check.integer(head["seed"], "tournament.seed", 0, MAX_SEED)
+    form = head.get("format", "round-robin")
+    if form not in FORMATS:
+        raise check.fail("tournament.format", f"expected one of {', '.join(FORMATS)}, got {_shown(form)}")
+    deals = check.integer(head.get("deals", 1), "tournament.deals", 1, MAX_DEALS)
+    games = _games(check, check.array_of_tables(data["games"], "games"), plugins)
+    limits = _limits(check, data.get("limits", {}))
+    entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins)
+    _check_who_plays(check, games, entrants, form, plugins)
+    return Tournament(path, name, seed, form, deals, games, limits, entrants)
+
+
+def _games(check: _Checker, tables: list, plugins: Any) -> tuple[GameEntry, ...]:
+    entries: list[GameEntry] = []
+    for number, table in enumerate(tables, 1):
+        key = f"games[{number}]"
+        check.table(table, key, GAME_KEYS, ("name", "players"))
+        name = check.string(table["name"], f"{key}.name")
+        if name not in plugins.games:
+            known = ", ".join(sorted(plugins.games)) or "none"
+            raise check.fail(f"{key}.name", f"unknown game {name!r} (games: {known})")
+        if any(entry.name == name for entry in entries):
+            raise check.fail(f"{key}.name", f"{name} is listed twice; list each game once")
+        game = plugins.game(name)
+        players = table["players"]
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise check.fail(f"{key}.players", f"expected an integer, got {_shown(players)}")
+        raw_options = table.get("options", {})
+        if not isinstance(raw_options, dict):
+            raise check.fail(f"{key}.options", f"expected a table, e.g. {{ phantom = true }}, "
+                                               f"got {_shown(raw_options)}")
+        if not game.min_players <= players <= game.max_players:
+            raise check.fail(f"{key}.players", f"{name} takes {game.min_players} to "
+                                               f"{game.max_players} players, got {players}")
+        try:
+            options = game.check_options(players, raw_options)
+        except ArenaError as error:
+            raise check.fail(f"{key}.options", str(error)) from None
+        entries.append(GameEntry(name, players, options))
+    return tuple(entries)
+
+
+def _limits(check: _Checker, table: Any) -> Limits:
+    check.table(table, "limits", tuple(LIMIT_RANGES), ())
+    values = {}
+    for key, (low, high) in LIMIT_RANGES.items():
+        if key in table:
+            values[key] = check.integer(table[key], f"limits.{key}", low, high)
+    return Limits(**values)
+
+
+def _entrants(check: _Checker, tables: list, plugins: Any) -> tuple[Entrant, ...]:
+    entrants: list[Entrant] = []
+    first_key: dict[str, str] = {}
+    for number, table in enumerate(tables, 1):
+        key = f"bots[{number}]"
+        check.table(table, key, BOT_KEYS, ("spec",))
+        spec = check.string(table["spec"], f"{key}.spec")
+        options = table.get("options", {})
+        if not isinstance(options, dict):
+            raise check.fail(f"{key}.options", f"expected a table of bot options, got {_shown(options)}")
+        try:
+            entrant = parse_spec(spec, plugins, options)
+        except ArenaError as error:
+            raise check.fail(f"{key}.spec", str(error)) from None
+        if entrant.name in first_key:
+            raise check.fail(f"{key}.spec", f"the name {entrant.name!r} is already taken by "
+                                            f"{first_key[entrant.name]}; each entry needs its own name")
+        first_key[entrant.name] = key
+        entrants.append(entrant)
+    if len(entrants) < 2:
+        raise check.fail("bots", f"expected at least 2 [[bots]] entries, got {len(entrants)}")
+    return tuple(entrants)
+
+
+def _check_who_plays(check: _Checker, games: tuple[GameEntry, ...], entrants: tuple[Entrant, ...],
+                     form: str, plugins: Any) -> None:
+    """Every bot plays some listed game; every game has two bots; a gauntlet's first bot plays all."""
+    names = [game.name for game in games]
+    for number, entrant in enumerate(entrants, 1):
+        if not any(entrant.plays(name, plugins) for name in names):
+            plays = ", ".join(plugins.bot(entrant.target).games) or "nothing"
+            raise check.fail(f"bots[{number}].spec", f"bot {entrant.name} plays none of this "
+                                                     f"tournament's games (it plays: {plays})")
+    for number, game in enumerate(games, 1):
+        players = [entrant.name for entrant in entrants if entrant.plays(game.name, plugins)]
+        if len(players) < 2:
+            raise check.fail(f"games[{number}].name", f"expected at least 2 bots that play {game.name}, "
+                                                      f"got {len(players)} ({', '.join(players)})")
+        if form == "gauntlet" and not entrants[0].plays(game.name, plugins):
+            raise check.fail("bots[1].spec", f"the first bot of a gauntlet meets everyone in every game, "
+                                             f"but {entrants[0].name} does not play {game.name}")

@@ -1,0 +1,263 @@
+"""Playing game tasks in worker processes, and handing each result back as it finishes.
+
+Each worker is a process forked from the main one (the ``fork`` start method,
+set explicitly: the tournament log needs it) with a pipe of its own. The main
+process hands every worker at most two tasks at a time (the one it plays and
+the next), so it always knows which games a worker holds; a worker sends back,
+per task, either the rows to store or why the game failed.
+
+Stopping (Ctrl-C, or :meth:`WorkerPool.stop`): the main process sends each
+worker SIGINT and a ``None`` task. A worker in the middle of a game abandons
+it (``StopRequested``); a worker between games just exits. Either way it
+closes its bots (killing their processes) and leaves normally, which flushes
+its log records: workers are stopped, never killed, since a process killed
+while holding the log queue's lock would break logging for everyone.
+
+A worker whose main process died (SIGKILL) finds its pipe closed the next time it
+reads or writes, closes its bots and exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from arena.tournament.logs import abandon_log_queue, game_context, use_fork
+from arena.tournament.store import finished_game
+from arena.tournament.tasks import GameTask, close_pools, play_task
+
+log = logging.getLogger("arena.tournament")
+TASKS_PER_WORKER = 2
+STOP_WAIT_SECONDS = 30.0
+
+
+class StopRequested(BaseException):
+    """Raised in a worker playing a game when it is asked to stop (not an ``Exception``:
+    nothing in the game loop may swallow it)."""
+
+
+_stopping = False
+_playing = False
+
+
+def _on_stop_signal(signum: int, frame: Any) -> None:
+    """SIGINT in a worker: abandon the game being played, or stop before the next one."""
+    global _stopping
+    if _stopping:
+        return
+    _stopping = True
+    if _playing:
+        raise StopRequested
+
+
+def _worker(conn: multiprocessing.connection.Connection, inherited: list) -> None:
+    """A worker's life: play the tasks that come down ``conn`` until ``None``, a stop or a closed pipe."""
+    global _playing
+    for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
+        other.close()
+    signal.signal(signal.SIGINT, _on_stop_signal)
+    try:
+        while not _stopping:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                abandon_log_queue()  # the main process is gone: nobody will read the log queue
+                return
+            if task is None or _stopping:
+                return
+            _playing = True
+            try:
+                message = _play(task)
+            finally:
+                _playing = False
+            try:
+                conn.send(message)
+            except OSError:
+                abandon_log_queue()
+                return
+    except StopRequested:
+        log.info("stopped")
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        close_pools()
+
+
+def _play(task: GameTask) -> tuple:
+    """Play one task; the message for the main process: the rows to store, or why it failed."""
+    began = time.perf_counter()
+    try:
+        record = play_task(task)
+    except Exception as error:
+        with game_context(task.game_id):
+            log.exception("game failed")
+        return ("failed", task.order, f"{type(error).__name__}: {error}")
+    with game_context(task.game_id):
+        log.info("finished in %.3f s: %s", time.perf_counter() - began, ", ".join(
+            f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"])))
+    meta = (task.game_id, task.game, task.table, task.deal, task.rotation)
+    return ("done", task.order, finished_game(task.order, meta, record))
+
+
+class WorkerPool:
+    """``jobs`` worker processes playing tasks; results reach ``on_done`` / ``on_failed`` in the main process.
+
+    :param on_done: ``on_done(task, finished)`` with the rows of :func:`finished_game`.
+    :param on_failed: ``on_failed(task, reason)`` for a game that raised or whose worker died.
+    :param on_idle: called about every ``tick`` seconds while waiting (progress display).
+    """
+
+    def __init__(self, jobs: int, on_done: Callable, on_failed: Callable, on_idle: Callable = lambda: None,
+                 tick: float = 0.2) -> None:
+        use_fork()
+        self.context = multiprocessing.get_context("fork")
+        self.jobs = jobs
+        self.on_done = on_done
+        self.on_failed = on_failed
+        self.on_idle = on_idle
+        self.tick = tick
+        self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
+        self.held: dict[Any, dict[int, GameTask]] = {}  # process -> tasks it holds, in the order given
+        self.returned: list[GameTask] = []  # tasks a dead worker held but had not started
+        self.spawned = 0
+        self.stop_requested = False
+
+    def _spawn(self) -> None:
+        mine, theirs = self.context.Pipe()
+        self.spawned += 1
+        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links]),
+                                       name=f"worker-{self.spawned}")
+        process.start()
+        theirs.close()
+        self.links[mine] = process
+        self.held[process] = {}
+
+    def _give(self, conn: Any, tasks: Iterator[GameTask]) -> None:
+        """Top up one worker to its share of tasks, or tell it to finish when none are left."""
+        held = self.held[self.links[conn]]
+        while len(held) < TASKS_PER_WORKER:
+            task = self.returned.pop(0) if self.returned else next(tasks, None)
+            if task is None:
+                if not held:
+                    self._send(conn, None)
+                return
+            held[task.order] = task
+            self._send(conn, task)
+
+    @staticmethod
+    def _send(conn: Any, message: Any) -> None:
+        try:
+            conn.send(message)
+        except OSError:
+            pass  # the worker died; its sentinel tells the loop
+
+    def run(self, tasks: Iterator[GameTask]) -> bool:
+        """Play every task; True when stopped early (Ctrl-C or :meth:`stop`), False when all were played.
+
+        Whatever happens (an error in a callback included), the workers are stopped before it returns.
+        """
+        tasks = iter(tasks)
+        previous = _catch_sigint(self)
+        try:
+            for _ in range(self.jobs):
+                self._spawn()
+            for conn in list(self.links):
+                self._give(conn, tasks)
+            while self.links and not self.stop_requested:
+                self._wait_once(tasks)
+        finally:
+            try:
+                if self.links:
+                    self.stop_requested = True
+                    self._stop_workers()
+            finally:
+                if previous is not None:
+                    signal.signal(signal.SIGINT, previous)
+        return self.stop_requested
+
+    def stop(self) -> None:
+        """Ask the run to stop soon (what Ctrl-C does): games being played are abandoned."""
+        self.stop_requested = True
+
+    def _wait_once(self, tasks: Iterator[GameTask] | None) -> None:
+        sentinels = {process.sentinel: process for process in self.links.values()}
+        ready = multiprocessing.connection.wait([*self.links, *sentinels], timeout=self.tick)
+        if not ready:
+            self.on_idle()
+            return
+        for item in ready:
+            if item in self.links:
+                self._receive(item, tasks)
+        for item in ready:
+            if item in sentinels:
+                self._bury(sentinels[item], tasks)
+
+    def _receive(self, conn: Any, tasks: Iterator[GameTask] | None) -> bool:
+        """Handle one message from a worker; False when its pipe is closed (the worker is gone)."""
+        try:
+            kind, order, payload = conn.recv()
+        except (EOFError, OSError):
+            return False
+        task = self.held[self.links[conn]].pop(order)
+        if kind == "done":
+            self.on_done(task, payload)
+        else:
+            self.on_failed(task, payload)
+        if tasks is not None and not self.stop_requested:
+            self._give(conn, tasks)
+        return True
+
+    def _bury(self, process: Any, tasks: Iterator[GameTask] | None) -> None:
+        """A worker exited: drain what it sent, fail the game it was playing, replace it.
+
+        A worker plays its tasks in the order given, so the first it still holds
+        is the one it died in; the others were never started and go to another worker.
+        """
+        conn = next(conn for conn, owner in self.links.items() if owner is process)
+        while conn.poll() and self._receive(conn, None):
+            pass
+        process.join()
+        del self.links[conn]
+        conn.close()
+        held = self.held.pop(process)
+        if self.stop_requested:
+            return
+        if held:
+            playing, *unstarted = held.values()
+            log.error("worker %s died (exit code %s) while playing game %s", process.name, process.exitcode,
+                      playing.game_id)
+            self.on_failed(playing, f"its worker process died (exit code {process.exitcode})")
+            self.returned.extend(unstarted)
+        if process.exitcode != 0 and tasks is not None:
+            self._spawn()
+            self._give(next(reversed(self.links)), tasks)
+
+    def _stop_workers(self) -> None:
+        """Ask every worker to stop, keep the results they still send, and wait for them to exit."""
+        for conn, process in self.links.items():
+            if process.is_alive():
+                try:
+                    os.kill(process.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+            self._send(conn, None)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        while self.links and time.monotonic() < deadline:
+            self._wait_once(None)
+        for process in list(self.links.values()):  # last resort: a worker stuck in a bot's native code
+            log.error("worker %s did not stop within %.0f s; terminating it", process.name, STOP_WAIT_SECONDS)
+            process.terminate()
+            process.join()
+        self.links.clear()
+
+
+def _catch_sigint(pool: WorkerPool) -> Any:
+    """Turn SIGINT in the main process into :meth:`WorkerPool.stop`; the previous handler (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, lambda signum, frame: pool.stop())

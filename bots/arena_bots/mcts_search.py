@@ -1,0 +1,148 @@
+"""Single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling et al. 2012).
+
+One tree is grown over the searching seat's information set: every iteration
+samples a full state consistent with the seat's view (a determinization),
+walks the tree from the root choosing among the actions legal in *that*
+state, adds one node (the policy's first untried action: policies list their
+preferred actions first), plays the rest out with a cheap rollout policy, and
+backs the result up. Each node keeps the reward of the seat that chose its
+action, so opponents choose in the tree as they would for themselves.
+Because different determinizations allow different actions, a child's
+exploration term counts the times it was available rather than the parent's
+visits.
+
+The game-specific parts come from a policy object (see ``mcts_modern_art``
+and ``mcts_silk_road``): ``candidates(state)`` (the actions the tree
+considers, a discretised subset of ``legal``), ``rollout(state, rng)`` (one
+cheap action), ``evaluate(state)`` (a reward in [0, 1] per seat, for a
+finished or cut-off game) and ``rollout_limit`` (decisions per rollout before
+the cut-off).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import Any
+
+
+#: the progressive bias of each node's first candidate (the policy's own choice), in rewards:
+#: it counts as that much extra reward, so it fades as 1/visits (Chaslot et al. 2008)
+PREFERENCE = 1.0
+
+
+def action_key(action: dict) -> str:
+    """A hashable name of an action: equal actions, equal keys."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+class Node:
+    """The statistics of one action in one information set, and the actions after it."""
+
+    __slots__ = ("action", "seat", "bias", "visits", "reward", "available", "children")
+
+    def __init__(self, action: dict | None, seat: int | None, bias: float = 0.0) -> None:
+        self.action = action
+        self.seat = seat  # the seat that chose ``action``
+        self.bias = bias  # the policy's preference, fading as visits grow
+        self.visits = 0
+        self.reward = 0.0  # summed rewards of ``seat`` through this node
+        self.available = 1  # the times this action was legal when its parent was walked
+        self.children: dict[str, Node] = {}
+
+    def score(self, exploration: float) -> float:
+        """UCB1 over availability, plus the progressive bias towards the policy's preferred action."""
+        visits = self.visits
+        return (self.reward + self.bias) / visits + exploration * math.sqrt(math.log(self.available) / visits)
+
+
+class Search:
+    """One decision's search tree, grown an iteration at a time from determinized states."""
+
+    def __init__(self, policy: Any, exploration: float, rng: random.Random, preference: float = PREFERENCE) -> None:
+        self.policy = policy
+        self.exploration = exploration
+        self.preference = preference
+        self.rng = rng
+        self.root = Node(None, None)
+        self.iterations = 0
+
+    def iterate(self, state: Any) -> None:
+        """One iteration on ``state`` (a determinization, consumed): select, expand, roll out, back up."""
+        node = self.root
+        path = []
+        while state.seat is not None:
+            seat = state.seat
+            untried = []
+            known = []
+            for index, action in enumerate(self.policy.candidates(state)):
+                key = action_key(action)
+                child = node.children.get(key)
+                if child is None:
+                    untried.append((key, action, index))
+                else:
+                    known.append(child)
+            for child in known:
+                child.available += 1
+            if untried:
+                key, action, index = untried[0]
+                child = node.children[key] = Node(action, seat, self.preference if index == 0 else 0.0)
+                state.apply(action)
+                path.append(child)
+                break
+            exploration = self.exploration
+            node = max(known, key=lambda child: child.score(exploration))
+            state.apply(node.action)
+            path.append(node)
+        self.rollout(state)
+        rewards = self.policy.evaluate(state)
+        for child in path:
+            child.visits += 1
+            child.reward += rewards[child.seat]
+        self.iterations += 1
+
+    def rollout(self, state: Any) -> None:
+        """Play on with the policy's rollout actions until the game ends or the cut-off."""
+        rollout, rng = self.policy.rollout, self.rng
+        for _ in range(self.policy.rollout_limit):
+            if state.seat is None:
+                return
+            state.apply(rollout(state, rng))
+
+    def best(self) -> dict | None:
+        """The most visited root action (ties: the better mean), or None before any iteration."""
+        if not self.root.children:
+            return None
+        chosen = max(self.root.children.values(), key=lambda child: (child.visits, child.reward / max(1, child.visits)))
+        return chosen.action
+
+    def statistics(self) -> list[dict]:
+        """The root actions with their visits and mean rewards, most visited first (for logs and tests)."""
+        children = sorted(self.root.children.values(), key=lambda child: -child.visits)
+        return [{"action": child.action, "visits": child.visits,
+                 "mean": child.reward / child.visits if child.visits else 0.0} for child in children]
+
+
+#: how much of a reward is the rank; the rest is the money's place between the poorest and richest
+RANK_WEIGHT = 0.7
+
+
+def rewards(money: list[int]) -> list[float]:
+    """Each seat's reward in [0, 1] for final (or cut-off) ``money``.
+
+    Mostly the rank (1 for the richest, 0 for the poorest, equal money sharing a
+    rank), which is what leaderboards count; partly the margin, so searches
+    also prefer winning by more and losing by less.
+    """
+    players = len(money)
+    low, high = min(money), max(money)
+    spread = high - low
+    scores = []
+    for mine in money:
+        above = sum(1 for other in money if other > mine)
+        level = sum(1 for other in money if other == mine) - 1
+        rank_score = (players - 1 - above - level / 2) / (players - 1)
+        margin = (mine - low) / spread if spread else 0.5
+        scores.append(RANK_WEIGHT * rank_score + (1 - RANK_WEIGHT) * margin)
+    return scores
