@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -117,7 +119,8 @@ def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = Non
             expected = option_type(info.options[key])
             if expected is not None and not fits_option(value, expected):
                 raise OptionError(
-                    f"option {key} of bot {bot} takes a {expected.__name__}, got {value!r}"
+                    f"option {key} of bot {bot} takes a value of type {expected.__name__} "
+                    f"(default {info.options[key]!r}), got {value!r}"
                 )
     return entrant
 
@@ -139,6 +142,8 @@ def fits_option(value: Any, expected: type) -> bool:
 def load_py_class(target: str) -> Callable[[], Any]:
     """Import ``MODULE:CLASS`` and return the class (a bot factory)."""
     module_name, _, class_name = target.partition(":")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: a module in the current folder is found
     try:
         module = importlib.import_module(module_name)
     except Exception as error:

@@ -15,7 +15,7 @@ import argparse
 import random
 import time
 
-from arena.errors import UnknownGame
+from arena.errors import ArenaError, UnknownGame
 from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
 
@@ -57,18 +57,22 @@ def main() -> None:
     plugins = get_plugins()
     for table in args.tables:
         game_name, _, players = table.partition(":")
+        if not players.isdigit():
+            parser.error(f"expected GAME:PLAYERS, got {table!r}")
         try:
             plugins.game(game_name)
         except UnknownGame:
             print(f"{game_name}: not registered yet, skipped")
             continue
-        games, decisions, cpu, wall = measure(game_name, int(players), args.seconds, plugins)
+        try:
+            games, decisions, cpu, wall = measure(game_name, int(players), args.seconds, plugins)
+        except ArenaError as error:
+            parser.exit(2, f"engine.py: error: {error}\n")
         baseline = BASELINES.get(game_name)
         against = f" (baseline, plain engine without views: ~{baseline} games/s)" if baseline else ""
         print(f"{game_name} x{players} random: {games / cpu:,.0f} games/s{against}, "
               f"{decisions / cpu:,.0f} decisions/s, {decisions / games:.1f} decisions/game "
               f"({games} games in {cpu:.1f} s CPU, {wall:.1f} s wall)")
-
 
 if __name__ == "__main__":
     main()

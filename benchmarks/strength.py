@@ -18,7 +18,8 @@ from collections import defaultdict
 
 from tabulate import tabulate
 
-from arena.entrants import parse_spec
+from arena.entrants import parse_spec, parse_value
+from arena.errors import ArenaError
 from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
 
@@ -58,11 +59,17 @@ def main() -> None:
     parser.add_argument("--option", "-o", action="append", default=[], metavar="K=V",
                         help="a game option, V read as JSON (repeat)")
     args = parser.parse_args()
-    from arena.entrants import parse_value
-
-    options = {key: parse_value(value) for key, _, value in (pair.partition("=") for pair in args.option)}
+    options = {}
+    for pair in args.option:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            parser.error(f"--option expects K=V, got {pair!r}")
+        options[key] = parse_value(value)
     began = time.perf_counter()
-    totals = play_rotated(args.game, args.bots, args.games, options)
+    try:
+        totals = play_rotated(args.game, args.bots, args.games, options)
+    except ArenaError as error:
+        parser.exit(2, f"strength.py: error: {error}\n")
     rows = []
     for name, row in totals.items():
         seats = row["seats"]

@@ -16,7 +16,10 @@ GAME = ModernArt()
 
 
 def random_states(seeds, players=4, options=None):
-    """Every decision state of random games (the state, then the action taken), seed by seed."""
+    """Every decision state of random games (the state, then the action taken), seed by seed.
+
+    The same state object is yielded for each decision of a game, then a new one.
+    """
     for seed in seeds:
         opts = GAME.check_options(players, options or {})
         state = GAME.new_state(GAME.random_setup(players, opts, random.Random(seed)), opts)
@@ -50,10 +53,10 @@ TABLES = [(3, {}), (4, {}), (5, {}), (3, {"phantom": True})]
 @pytest.mark.parametrize("players,options", TABLES, ids=["3", "4", "5", "3-phantom"])
 def test_a_view_shows_no_hidden_card(players, options):
     """Never another seat's hand, the deck or the phantom pile; the events each seat receives likewise."""
-    cursors = {}
+    cursors, game = {}, None
     for step, (state, _) in enumerate(random_states(range(10), players, options)):
-        if len(state.log) < max(cursors.values(), default=0):
-            cursors = {}  # a new game
+        if state is not game:
+            cursors, game = {}, state
         for seat in range(players):
             hidden = {card for other in range(players) if other != seat for card in state.hands[other]}
             hidden |= set(state.deck) | set(state.pile)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -54,13 +55,16 @@ def seat():
     close_seats(opened)
 
 
-def test_a_hosted_python_bot_may_print_and_read_stdin_without_touching_the_protocol(seat):
+def test_a_hosted_python_bot_may_print_and_read_stdin_without_touching_the_protocol(seat, caplog):
     chatty = seat("chatty=py:chatty_bot:ChattyBot")
-    record = tally([chatty, seat(external("honest"))])
+    with caplog.at_level(logging.INFO, logger="arena.bot"):
+        record = tally([chatty, seat(external("honest"))])
     assert record["faults"] == []
     assert record["result"]["money"] == [12, 12]
     log = chatty.stderr_text()
     assert "hello from start" in log and "thinking about pick with [0, 0]" in log and "a raw write" in log
+    logged = [r.getMessage() for r in caplog.records if r.name == "arena.bot.chatty"]
+    assert "hello from start" in logged and "a raw write" in logged  # the bot's log, line by line
 
 
 def test_a_hosted_bot_that_raises_is_a_crash_naming_the_exception(seat):

@@ -25,7 +25,7 @@ from arena.compare.stats import PairedStats, Sprt
 from arena.errors import CompareError
 from arena.tournament.logs import TournamentLog
 from arena.tournament.progress import Tally, make_progress
-from arena.tournament.runner import LOG_FILE, check_sandbox, folder_lock
+from arena.tournament.runner import LOG_FILE, folder_lock
 from arena.tournament.store import Store, create_or_resume, remove_store
 from arena.tournament.workers import WorkerPool
 
@@ -74,7 +74,6 @@ def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    check_sandbox(sandbox, design)
     folder = os.path.join(root, design.name)
     os.makedirs(folder, exist_ok=True)
     with folder_lock(folder):

@@ -1,4 +1,4 @@
-"""What a game's describer gives the replay page, and the describer for a game arena does not know.
+"""What a game's describer gives the replay page, and the describer of a game arena does not know.
 
 A describer is made per record with ``(players, options)`` and answers:
 
@@ -9,10 +9,14 @@ A describer is made per record with ``(players, options)`` and answers:
 - ``event_text(event)``: one log event in words;
 - ``seat_columns(views)``: extra column titles, and per seat their cells
   (the page adds seat, bot and money itself);
-- ``panels(views, fresh)``: the board as panels ``{"title", "head", "rows", "note"?}``,
-  from every seat's view and the log entries of this step.
+- ``panels(views, fresh)``: the board as panels ``{"title", "head"?, "rows",
+  "note"?, "highlight"? (a row index)}``, from every seat's view and the log
+  entries of this step. It is called once per step, in order, so it may
+  follow the game through the events (an auction's bids, past deliveries).
 
 A cell is text, a number, ``{"text", "class"}``, or ``{"cards": [chip keys], "text"?}``.
+The base class is the describer of a game without one of its own: its
+events in JSON words and seat 0's public view as a table.
 """
 
 from __future__ import annotations
@@ -23,21 +27,6 @@ from typing import Any
 PRIVATE_KEYS = ("seat", "hand")
 
 
-def action_text(action: Any) -> str:
-    """An action as ``key value, key value`` (``{"bid": 12}`` -> ``bid 12``)."""
-    if not isinstance(action, dict):
-        return json.dumps(action)
-    return ", ".join(f"{key} {json.dumps(value)}" for key, value in action.items()) or "-"
-
-
-def event_words(event: Any) -> str:
-    """An event as its ``kind`` followed by its other keys (``deal: seat 1, cards [...]``)."""
-    if not isinstance(event, dict):
-        return json.dumps(event)
-    rest = {key: value for key, value in event.items() if key not in ("kind", "type")}
-    return f"{event.get('kind') or event.get('type') or 'event'}: {action_text(rest)}"
-
-
 class Chips(dict):
     """Chip key -> ``[label, palette name, tooltip]``: the cards a page draws, each stored once."""
 
@@ -46,11 +35,27 @@ class Chips(dict):
         for key, label, kind, title in chips:
             if key not in self:
                 self[key] = [label, kind, title]
-        return {"cards": [key for key, *_ in chips], "text": text} if text else {"cards": [key for key, *_ in chips]}
+        keys = [key for key, *_ in chips]
+        return {"cards": keys, "text": text} if text else {"cards": keys}
 
 
-class GenericDescriber:
-    """For a game without a describer of its own: JSON words and the public view as a table."""
+def words(value: Any) -> str:
+    """A dict as ``key value, key value`` (``{"bid": 12}`` -> ``bid 12``); anything else as JSON."""
+    if not isinstance(value, dict):
+        return json.dumps(value)
+    return ", ".join(f"{key} {json.dumps(item)}" for key, item in value.items()) or "-"
+
+
+def event_words(event: Any) -> str:
+    """An event as its kind followed by its other keys (``deal: seat 1, cards [...]``)."""
+    if not isinstance(event, dict):
+        return json.dumps(event)
+    rest = {key: value for key, value in event.items() if key not in ("kind", "type")}
+    return f"{event.get('kind') or event.get('type') or 'event'}: {words(rest)}"
+
+
+class Describer:
+    """Draws a game frame by frame; subclasses draw their own game's board."""
 
     palette: dict = {}
 
@@ -58,8 +63,14 @@ class GenericDescriber:
         self.players = players
         self.chips = Chips()
 
+    def name(self, seat: int | None) -> str:
+        """``seat 2 (greedy)``; the bank for no seat."""
+        if seat is None:
+            return "the bank"
+        return f"seat {seat} ({self.players[seat]})" if 0 <= seat < len(self.players) else f"seat {seat}"
+
     def action_text(self, decision: str, action: Any) -> str:
-        return action_text(action)
+        return words(action)
 
     def event_text(self, event: Any) -> str:
         return event_words(event)

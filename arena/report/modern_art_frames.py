@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.report.describe import Chips, event_words
+from arena.report.describe import Describer, event_words
 
 ARTISTS = ("Lite Metal", "Yoko", "Christin P", "Karl Gitter", "Krypto")
 #: an artist's colour on its cards, and a readable text colour on it
@@ -26,25 +26,19 @@ KIND_WORDS = {"open": "open", "once_around": "once around", "sealed": "sealed", 
 ROUNDS = 4
 
 
-class ModernArtDescriber:
+class ModernArtDescriber(Describer):
     """Draws one Modern Art game, frame by frame (see :mod:`arena.report.describe`)."""
 
     palette = PALETTE
 
     def __init__(self, players: list[str], options: dict) -> None:
-        self.players = players
-        #: the lot being (or last) auctioned: cards, auctioneer, kind, bids as rows, outcome
+        super().__init__(players, options)
+        #: the lot being (or last) auctioned: cards, auctioneer, kind, bids (in words), outcome
         self.lot: dict | None = None
         #: each finished round's payouts row, and its ranking
         self.rounds: list[list[Any]] = []
         #: every card id seen so far (events carry ids alone in sales)
         self.known: dict[int, dict] = {}
-        self.chips = Chips()
-
-    def name(self, seat: int | None) -> str:
-        if seat is None:
-            return "the bank"
-        return f"seat {seat} ({self.players[seat]})" if seat < len(self.players) else f"seat {seat}"
 
     # -- words --
 
@@ -63,13 +57,12 @@ class ModernArtDescriber:
             return "accept" if action.get("accept") else "decline"
         if decision == "flip_phantom":
             return "flip the phantom card" if action.get("flip") else "do not flip"
-        return str(action)
+        return super().action_text(decision, action)
 
     def event_text(self, event: dict) -> str:
         kind = event.get("type")
-        for key in ("card",):
-            if isinstance(event.get(key), dict):
-                self.known[event[key]["id"]] = event[key]
+        if isinstance(event.get("card"), dict):
+            self.known[event["card"]["id"]] = event["card"]
         if kind == "round_start":
             dealt = ", ".join(str(count) for count in event["dealt"])
             phantom = f", {event['phantom_dealt']} to the phantom pile" if event["phantom_dealt"] else ""
@@ -125,7 +118,11 @@ class ModernArtDescriber:
 
     def _follow(self, event: dict) -> None:
         kind = event.get("type")
-        if kind == "play":
+        if kind == "round_end":
+            if self.lot is not None and self.lot["outcome"] == "bidding":
+                self.lot["outcome"] = "not auctioned: its card ended the round"
+            self.rounds.append([event["round"], ", ".join(event["ranking"]) or "none", *event["payouts"]])
+        elif kind == "play":
             self.lot = {"cards": [event["card"]], "auctioneer": event["seat"], "kind": event["card"]["auction"],
                         "bids": [], "outcome": "bidding"}
         elif self.lot is None:
@@ -134,20 +131,10 @@ class ModernArtDescriber:
             self.lot["cards"].append(event["card"])
             self.lot["kind"] = event["card"]["auction"]
             self.lot["auctioneer"] = event["seat"]
-        elif kind in ("bid", "pass", "decline", "price", "sealed_bid"):
-            words = {"bid": lambda: f"bids {event['bid']}", "pass": lambda: "passes",
-                     "decline": lambda: "declines", "price": lambda: f"sets the price at {event['price']}",
-                     "sealed_bid": lambda: f"seals {event['bid']}"}[kind]()
-            self.lot["bids"].append([self.name(event["seat"]), words])
-        elif kind == "reveal":
-            self.lot["bids"].append(["", self.event_text(event)])
+        elif kind in ("bid", "pass", "decline", "price", "sealed_bid", "reveal"):
+            self.lot["bids"].append(self.event_text(event))
         elif kind == "sale":
             self.lot["outcome"] = self._sale_words(event)
-        elif kind == "round_end":
-            if self.lot["outcome"] == "bidding":
-                self.lot["outcome"] = "not auctioned: its card ended the round"
-            self.rounds.append([event["round"], ", ".join(event["ranking"]) or "none",
-                                *event["payouts"]])
 
     # -- the board --
 
@@ -181,7 +168,7 @@ class ModernArtDescriber:
         rows = [["cards", self.cards(lot["cards"])],
                 ["auction", KIND_WORDS.get(lot["kind"], lot["kind"])],
                 ["auctioneer", self.name(lot["auctioneer"])],
-                ["bids", " · ".join(f"{who} {words}" for who, words in lot["bids"]) or "none yet"],
+                ["bids", " · ".join(lot["bids"]) or "none yet"],
                 ["outcome", lot["outcome"]]]
         return {"title": "Lot on auction", "rows": rows}
 

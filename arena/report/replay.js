@@ -36,6 +36,7 @@
     if (value === null || value === undefined) return node;
     if (typeof value !== "object") {
       node.textContent = String(value);
+      if (typeof value === "number") node.className = "num";
     } else if (value.cards) {
       if (!value.cards.length) node.appendChild(element("span", "none", "none"));
       value.cards.forEach(function (key) { node.appendChild(card(key)); });
@@ -85,6 +86,16 @@
     slider.value = String(current);
     position.textContent = "step " + current + " of " + (frames.length - 1);
   }
+
+  // a panel or row written as 0 is the same as in the frame before (see unchanged_as_zero)
+  frames.forEach(function (frame, index) {
+    var before = index ? frames[index - 1].panels : [];
+    frame.panels = frame.panels.map(function (panel, number) {
+      if (panel === 0) return before[number];
+      panel.rows = panel.rows.map(function (row, at) { return row === 0 ? before[number].rows[at] : row; });
+      return panel;
+    });
+  });
 
   slider.max = String(frames.length - 1);
   slider.addEventListener("input", function () { show(Number(slider.value)); });

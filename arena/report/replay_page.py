@@ -4,7 +4,7 @@ The record is replayed through its engine (:func:`arena.replay.replay`), and
 after the deal and after every recorded move a *frame* is taken: what happened
 (every event of the log, private ones included), every seat's money and hand,
 and the game's board, drawn by the game's describer (``modern_art_frames``,
-``silk_road_frames``; another game gets :class:`GenericDescriber`). The
+``silk_road_frames``; another game gets the plain :class:`Describer`). The
 frames are embedded in the page as JSON and a small script (``replay.js``)
 shows one at a time, stepped with buttons, the arrow keys and a slider. The
 final result and the faults are plain HTML, readable without JavaScript.
@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.errors import RecordError
 from arena.replay import replay
-from arena.report.describe import GenericDescriber
+from arena.report.describe import Describer
 from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.modern_art_frames import ModernArtDescriber
 from arena.report.silk_road_frames import SilkRoadDescriber
@@ -34,8 +34,7 @@ def replay_frames(record: dict, plugins: Any) -> dict:
     Raises :class:`RecordError` when the record does not replay exactly: a
     viewer must never show a game other than the one recorded.
     """
-    names = record.get("players") or []
-    describer = DESCRIBERS.get(record.get("game"), GenericDescriber)(names, record.get("options") or {})
+    describer = DESCRIBERS.get(record.get("game"), Describer)(record.get("players") or [], record.get("options") or {})
     faults = {fault["move"]: fault for fault in record.get("faults") or [] if fault.get("move") is not None}
     frames: list[dict] = []
     seen = [0]
@@ -43,10 +42,8 @@ def replay_frames(record: dict, plugins: Any) -> dict:
     def observe(state: Any, move: dict | None) -> None:
         fresh = state.log[seen[0]:]
         seen[0] = len(state.log)
-        frames.append(_frame(describer, state, move, len(frames), fresh, names))
-        fault = faults.get(len(frames) - 2)
-        if move is not None and fault is not None:
-            frames[-1]["label"] += f" (the default, after a {fault['kind']} fault)"
+        fault = None if move is None else faults.get(len(frames) - 1)
+        frames.append(_frame(describer, state, move, len(frames), fresh, fault))
 
     problems, _ = replay(record, plugins, observe=observe)
     if problems:
@@ -54,39 +51,36 @@ def replay_frames(record: dict, plugins: Any) -> dict:
     return {"palette": describer.palette, "chips": describer.chips, "frames": frames}
 
 
-def _frame(describer: Any, state: Any, move: dict | None, index: int, fresh: list, names: list[str]) -> dict:
-    views = [state.view(seat) for seat in range(state.players)]
+def _frame(describer: Any, state: Any, move: dict | None, number: int, fresh: list, fault: dict | None) -> dict:
+    """Frame ``number``: the state after move ``number`` (the deal for 0), with this step's log entries."""
     if move is None:
         label = "The deal: the game as it begins"
     else:
-        seat = move["seat"]
-        label = (f"Move {index}: {_seat_name(names, seat)} {move['decision']}: "
+        label = (f"Move {number}: {describer.name(move['seat'])} {move['decision']}: "
                  f"{describer.action_text(move['decision'], move['action'])}")
+        if fault is not None:
+            label += f" (the default, after a {fault['kind']} fault)"
     if state.seat is None:
         upcoming = "The game is over."
     else:
-        upcoming = f"Next: {_seat_name(names, state.seat)} to {state.decision}."
+        upcoming = f"Next: {describer.name(state.seat)} to {state.decision}."
     events = []
     for audience, event in fresh:
         text = describer.event_text(event)
-        if audience is not None:
-            text = f"(only {_seat_name(names, audience)} sees) {text}"
-        events.append(text)
+        events.append(text if audience is None else f"(only {describer.name(audience)} sees) {text}")
+    views = [state.view(seat) for seat in range(state.players)]
     head, columns = describer.seat_columns(views)
     money = state.money()
+    names = describer.players
     seats = {
         "title": "Players",
         "head": ["seat", "bot", "money", *head],
-        "rows": [[seat, names[seat] if seat < len(names) else "?", {"text": money[seat], "class": "money"}, *columns[seat]]
-                 for seat in range(state.players)],
+        "rows": [[seat, names[seat] if seat < len(names) else "?", {"text": money[seat], "class": "money"},
+                  *columns[seat]] for seat in range(state.players)],
         "highlight": state.seat,
     }
     return {"label": label, "next": upcoming, "events": events,
             "panels": [seats, *describer.panels(views, fresh)]}
-
-
-def _seat_name(names: list[str], seat: int) -> str:
-    return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
 
 
 def replay_page(record: dict, plugins: Any, back: tuple[str, str] | None = None) -> str:
@@ -122,9 +116,33 @@ def replay_page(record: dict, plugins: Any, back: tuple[str, str] | None = None)
         '<div id="frame"></div>\n</div>'
     )
     parts.append(_final(record))
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    payload = json.dumps({**data, "frames": unchanged_as_zero(data["frames"])},
+                         separators=(",", ":")).replace("</", "<\\/")
     parts.append(f'<script type="application/json" id="replay-data">{payload}</script>')
     return page(f"Replay {title}", "\n".join(parts), SCRIPT)
+
+
+def unchanged_as_zero(frames: list[dict]) -> list[dict]:
+    """The frames with each panel, or panel row, equal to the previous frame's written as 0.
+
+    Most of a step leaves most of the board as it was; the viewer takes a 0
+    from the frame before, which makes a page about three times smaller.
+    """
+    shrunk = []
+    before: list[dict] = []
+    for frame in frames:
+        panels = []
+        for index, panel in enumerate(frame["panels"]):
+            old = before[index] if index < len(before) else {"rows": []}
+            if panel == old:
+                panels.append(0)
+                continue
+            rows = [0 if number < len(old["rows"]) and row == old["rows"][number] else row
+                    for number, row in enumerate(panel["rows"])]
+            panels.append({**panel, "rows": rows})
+        shrunk.append({**frame, "panels": panels})
+        before = frame["panels"]
+    return shrunk
 
 
 def _final(record: dict) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.report.describe import Chips, event_words
+from arena.report.describe import Describer, event_words
 
 GOODS = ("porcelain", "silk", "tea", "spice", "glass", "ore")
 SPECIALS = ("ship", "license", "porter", "exchange")
@@ -25,19 +25,15 @@ PALETTE = {
 DELIVERIES_SHOWN = 6
 
 
-class SilkRoadDescriber:
+class SilkRoadDescriber(Describer):
     """Draws one Silk Road game, frame by frame (see :mod:`arena.report.describe`)."""
 
     palette = PALETTE
 
     def __init__(self, players: list[str], options: dict) -> None:
-        self.players = players
-        self.chips = Chips()
+        super().__init__(players, options)
         #: every delivery so far, newest first, as rows of the deliveries panel
         self.deliveries: list[list[Any]] = []
-
-    def name(self, seat: int) -> str:
-        return f"seat {seat} ({self.players[seat]})" if seat < len(self.players) else f"seat {seat}"
 
     # -- words --
 
@@ -59,7 +55,7 @@ class SilkRoadDescriber:
             return "draw"
         if decision == "extra_draw":
             return f"draw {action.get('count')} extra"
-        return str(action)
+        return super().action_text(decision, action)
 
     def event_text(self, event: dict) -> str:
         kind = event.get("kind")

@@ -1,8 +1,8 @@
 """What is put around a bot process: resource limits, a user id of its own, namespaces; and its end.
 
-Everything here is applied between ``fork`` and ``exec`` of the bot (or of the
-``unshare`` that execs it), so the bot starts already limited and cannot
-undo the hard limits. See docs/sandbox.md for what each protection promises.
+Everything here is applied between ``fork`` and ``exec`` of the bot (in the
+child :mod:`subprocess` forks, through ``preexec_fn``), so the bot starts
+already limited and cannot undo the hard limits. See docs/sandbox.md for what each protection promises.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ MAX_OPEN_FILES = 256
 #: Processes and threads per bot, counted by the kernel per user id, so only
 #: applied when the bot has a user id of its own (the runner is root).
 MAX_TASKS = 128
-#: Slack of the RLIMIT_CPU backstop above the time the runner allows; the
-#: backstop is moved only when it comes closer than that, by this much again
-#: (so most decisions cost no system call for it).
+#: The RLIMIT_CPU backstop is set this much above the CPU time the runner
+#: allows, and moved up only when a decision's allowance would pass it (so
+#: most decisions cost no system call for it).
 CPU_BACKSTOP_SLACK_S = 5
 
 #: Bots of a root runner run as ``UID_BASE + runner_pid * UIDS_PER_RUNNER + slot``:

@@ -21,6 +21,7 @@ replaces it because ``healthy`` is false).
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import selectors
 import shutil
@@ -45,6 +46,8 @@ WALL_FACTOR = 3
 MAX_LINE = 1 << 20
 #: Bytes of a bot's stderr kept in memory (the tail shown in crash details).
 STDERR_KEEP = 64 << 10
+#: Bytes of a bot's stderr logged per game (logger ``arena.bot.NAME``, level INFO).
+STDERR_LOG_LIMIT = 256 << 10
 #: Environment variables a bot inherits from the runner; nothing else (no tokens).
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -105,6 +108,9 @@ class ProcessBot:
         self.clock = "cpu" if self.has_cpu_clock else "wall"
         self.healthy = True
         self.stderr_tail = collections.deque(maxlen=STDERR_KEEP)
+        self.stderr_log = logging.getLogger(f"arena.bot.{name}")
+        self.stderr_partial = b""
+        self.stderr_logged = 0
         self.process: subprocess.Popen | None = None
         self.spawn_error: str | None = None
         self._spawn()
@@ -242,6 +248,8 @@ class ProcessBot:
 
     def close(self) -> None:
         """Kill the bot's processes and free everything (the adapter can still ``start`` again)."""
+        if self.process is not None:
+            self._drain_stderr()
         self._kill()
         self._cleanup()
 
@@ -266,6 +274,23 @@ class ProcessBot:
                     self.selector.unregister(self.stderr)
                 return False
             self.stderr_tail.extend(chunk)
+            self._log_stderr(chunk)
+
+    def _log_stderr(self, chunk: bytes) -> None:
+        """Log the bot's complete stderr lines, up to ``STDERR_LOG_LIMIT`` bytes a game."""
+        *lines, self.stderr_partial = (self.stderr_partial + chunk).split(b"\n")
+        if len(self.stderr_partial) > STDERR_KEEP:
+            lines.append(self.stderr_partial)
+            self.stderr_partial = b""
+        for line in lines:
+            if self.stderr_logged > STDERR_LOG_LIMIT:
+                return
+            self.stderr_logged += len(line) + 1
+            if self.stderr_logged > STDERR_LOG_LIMIT:
+                self.stderr_log.info("[more than %d KiB of stderr this game: the rest is not logged]",
+                                     STDERR_LOG_LIMIT >> 10)
+            else:
+                self.stderr_log.info("%s", line.decode("utf-8", "replace"))
 
     def stderr_text(self) -> str:
         """The kept tail of the bot's stderr."""
@@ -423,6 +448,7 @@ class ProcessBot:
                 raise BotCrashed(self.spawn_error)
         self.healthy = True
         self.clock = "cpu" if self.has_cpu_clock else "wall"
+        self.stderr_logged = 0
         reply, _ = self._exchange(info, limit_ms, "start")
         if reply != READY:
             raise BotMalformed(f'start: expected {{"type": "ready"}}, got {str(reply)[:120]}')

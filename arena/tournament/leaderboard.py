@@ -35,44 +35,63 @@ STANDING_HEADERS = ("rank", "bot", "mu", "sigma", "score", "games", "firsts", "m
 SCORE_NOTE = "score = mu - 3 sigma (TrueSkill, conservative); bots are ranked by it"
 HEAD_TO_HEAD_NOTE = ("head-to-head: how often the row's bot finished above the column's bot "
                      "when they sat at the same table (ties count for neither)")
+STANDING_ALIGN = ("right", "left", *["right"] * 8)
 FILES = {"markdown": "leaderboard.md", "csv": "leaderboard.csv", "json": "leaderboard.json"}
 
 
 def build_leaderboard(store: Any) -> dict:
-    """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON format)."""
+    """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON format).
+
+    The overall section adds up the games' figures rather than asking the store again.
+    """
     header = store.header()
     plan = header["plan"]
     sections = []
     per_game = []
+    all_totals: dict[str, list[int]] = {}
+    all_meetings: dict[tuple[str, str], list[int]] = {}
     for game in plan["games"]:
         name = game["name"]
         ratings = game_ratings(store, name)
         per_game.append(ratings)
+        totals = {bot: list(figures) for bot, *figures in store.bot_totals(name)}
+        meetings = {(bot, other): list(counts) for bot, other, *counts in store.meetings(name)}
+        _add_into(all_totals, totals)
+        _add_into(all_meetings, meetings)
         notes = [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]]
-        sections.append(_section(name, game["entries"], ratings, store.bot_totals(name), store.meetings(name),
-                                 store.count(name), game["games"], notes))
+        sections.append(_section(name, game["entries"], ratings, totals, meetings, store.count(name),
+                                 game["games"], notes))
     playing = {bot: [g["name"] for g in plan["games"] if bot in g["entries"]] for bot in plan["bots"]}
     notes = [f"{bot} is rated on {', '.join(games)} only" for bot, games in playing.items()
              if len(games) < len(plan["games"])]
-    sections.append(_section(OVERALL, plan["bots"], combine(per_game), store.bot_totals(), store.meetings(),
-                             store.count(), header["total"], notes))
+    stored = store.count()
+    sections.append(_section(OVERALL, plan["bots"], combine(per_game), all_totals, all_meetings, stored,
+                             header["total"], notes))
     return {
         "tournament": header["name"],
-        "games": store.count(),
+        "games": stored,
         "scheduled": header["total"],
         "rating": {**ENVIRONMENT, "overall_rule": OVERALL_RULE, "score": "mu - 3 * sigma"},
         "sections": sections,
     }
 
 
-def _section(name: str, bots: list[str], ratings: dict[str, Rating], totals: list[tuple],
-             meetings: list[tuple], stored: int, scheduled: int, notes: list[str]) -> dict:
-    by_bot = {row[0]: row[1:] for row in totals}
+def _add_into(sums: dict, figures: dict) -> None:
+    for key, values in figures.items():
+        into = sums.setdefault(key, [0] * len(values))
+        for index, value in enumerate(values):
+            into[index] += value
+
+
+def _section(name: str, bots: list[str], ratings: dict[str, Rating], totals: dict[str, list[int]],
+             meetings: dict[tuple[str, str], list[int]], stored: int, scheduled: int, notes: list[str]) -> dict:
+    """One section: ``totals`` maps a bot to (seats, firsts, rank sum, money sum, faults),
+    ``meetings`` a pair of bots to (above, below, equal)."""
     start = Rating(ENVIRONMENT["mu"], ENVIRONMENT["sigma"])
     rows = []
     for bot in bots:
         rating = ratings.get(bot, start)
-        seats, firsts, rank_sum, money_sum, faults = by_bot.get(bot, (0, 0, 0, 0, 0))
+        seats, firsts, rank_sum, money_sum, faults = totals.get(bot, (0, 0, 0, 0, 0))
         rows.append({
             "bot": bot, "mu": rating.mu, "sigma": rating.sigma, "score": rating.conservative,
             "games": seats, "firsts": firsts,
@@ -83,7 +102,7 @@ def _section(name: str, bots: list[str], ratings: dict[str, Rating], totals: lis
     rows.sort(key=lambda row: (-row["score"], -row["mu"], row["bot"]))
     standings = [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
     pairs: dict[str, dict[str, dict]] = {}
-    for bot, other, above, below, equal in meetings:
+    for (bot, other), (above, below, equal) in sorted(meetings.items()):
         pairs.setdefault(bot, {})[other] = {"above": above, "below": below, "equal": equal,
                                             "meetings": above + below + equal}
     return {"game": name, "games": stored, "scheduled": scheduled, "standings": standings,
@@ -124,6 +143,17 @@ def _standing_cells(row: dict) -> list:
             row["faults"]]
 
 
+def _standings_table(section: dict, tablefmt: str) -> str:
+    return tabulate([_standing_cells(row) for row in section["standings"]], headers=STANDING_HEADERS,
+                    tablefmt=tablefmt, disable_numparse=True, colalign=STANDING_ALIGN)
+
+
+def _head_to_head_table(section: dict, tablefmt: str) -> str:
+    headers, rows = _head_to_head_cells(section)
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                    colalign=("left", *["right"] * (len(headers) - 1)))
+
+
 def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
     bots = [row["bot"] for row in section["standings"]]
     pairs = section["head_to_head"]
@@ -150,18 +180,16 @@ def _text(board: dict, tablefmt: str, markdown: bool) -> str:
     lines = [("# " if markdown else "") + _title(board), ""]
     for section in board["sections"]:
         lines += [("## " if markdown else "== ") + _section_title(section), ""]
-        lines.append(tabulate([_standing_cells(row) for row in section["standings"]],
-                              headers=STANDING_HEADERS, tablefmt=tablefmt, disable_numparse=True))
+        lines.append(_standings_table(section, tablefmt))
         lines.append("")
         if section["game"] == OVERALL:
             lines.append(("- " if markdown else "") + OVERALL_RULE)
         lines += [("- " if markdown else "") + note for note in section["notes"]]
         lines.append(("- " if markdown else "") + SCORE_NOTE)
         lines.append("")
-        headers, rows = _head_to_head_cells(section)
-        lines.append(("### " if markdown else "") + HEAD_TO_HEAD_NOTE)
+        lines.append(("*" if markdown else "") + HEAD_TO_HEAD_NOTE + ("*" if markdown else ""))
         lines.append("")
-        lines.append(tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True))
+        lines.append(_head_to_head_table(section, tablefmt))
         lines.append("")
     return "\n".join(lines)
 
@@ -188,19 +216,17 @@ def _html(board: dict) -> str:
         '<html><head><meta charset="utf-8">',
         f"<title>{html.escape(_title(board))}</title>",
         "<style>body{font-family:sans-serif}table{border-collapse:collapse;margin-bottom:1em}"
-        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style>",
+        "td,th{border:1px solid #ccc;padding:2px 8px}</style>",
         "</head><body>",
         f"<h1>{html.escape(_title(board))}</h1>",
     ]
     for section in board["sections"]:
         parts.append(f"<h2>{html.escape(_section_title(section))}</h2>")
-        parts.append(tabulate([_standing_cells(row) for row in section["standings"]],
-                              headers=STANDING_HEADERS, tablefmt="html", disable_numparse=True))
+        parts.append(_standings_table(section, "html"))
         notes = ([OVERALL_RULE] if section["game"] == OVERALL else []) + section["notes"] + [SCORE_NOTE]
         parts.append("<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
-        headers, rows = _head_to_head_cells(section)
-        parts.append(f"<h3>{html.escape(HEAD_TO_HEAD_NOTE)}</h3>")
-        parts.append(tabulate(rows, headers=headers, tablefmt="html", disable_numparse=True))
+        parts.append(f"<p>{html.escape(HEAD_TO_HEAD_NOTE)}</p>")
+        parts.append(_head_to_head_table(section, "html"))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

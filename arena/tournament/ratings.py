@@ -23,8 +23,8 @@ plays, and its overall sigma the uncertainty of that mean,
 game's rating. Each game weighs the same, whatever its number of games or
 its scale of money, and a bot is not punished for skipping a game it does not play.
 
-Ratings are cached in the store, keyed by the number of games they cover, so a
-leaderboard costs one TrueSkill pass per game per new set of results.
+The leaderboard caches them in the store, keyed by the number of games they
+cover, so each new set of results costs one TrueSkill pass per game.
 """
 
 from __future__ import annotations
@@ -80,19 +80,6 @@ def rate_games(placings: Iterable[tuple[int, str, int]], history: list | None = 
         if history is not None:
             history.append((key, {bot: Rating(current[bot].mu, current[bot].sigma) for bot in set(bots)}))
     return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
-
-
-def game_ratings(store: Any, game: str) -> dict[str, Rating]:
-    """The ratings of every bot in ``game`` from ``store``, computed once per number of stored games."""
-    count = store.count(game)
-    cached = store.cached_ratings(game, count)
-    if cached is not None:
-        return {bot: Rating(mu, sigma) for bot, (mu, sigma) in cached.items()}
-    placings = store.placings(game)
-    ratings = rate_games(placings)
-    covered = len({seq for seq, _, _ in placings})
-    store.cache_ratings(game, covered, {bot: [r.mu, r.sigma] for bot, r in ratings.items()})
-    return ratings
 
 
 def combine(per_game: Iterable[dict[str, Rating]]) -> dict[str, Rating]:

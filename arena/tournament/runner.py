@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
-from arena.errors import BadBotSpec, StoreError
+from arena.errors import StoreError
 from arena.tournament.config import Tournament
 from arena.tournament.logs import TournamentLog
 from arena.tournament.progress import Tally, make_progress
@@ -61,17 +61,6 @@ def folder_lock(folder: str) -> Iterator[None]:
         yield
 
 
-def check_sandbox(sandbox: str, tournament: Tournament) -> None:
-    """Refuse a run that needs the process sandbox when this build has none (before any game starts)."""
-    if sandbox == "none" and all(entrant.kind != "cmd" for entrant in tournament.entrants):
-        return
-    try:
-        import arena.sandbox  # noqa: F401
-    except ModuleNotFoundError:
-        raise BadBotSpec("this tournament needs the process sandbox, which this build lacks; "
-                         "use --sandbox none (Python bots only)") from None
-
-
 def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results", jobs: int | None = None,
                    sandbox: str = "process", fresh: bool = False, progress_stream: TextIO | None = None,
                    progress_every: float = 10.0) -> RunOutcome:
@@ -80,7 +69,6 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
     :param fresh: discard the folder's stored results first.
     :param progress_stream: where progress goes (default stderr; a bar if it is a terminal).
     """
-    check_sandbox(sandbox, tournament)
     folder = os.path.join(root, tournament.name)
     os.makedirs(folder, exist_ok=True)
     with folder_lock(folder):

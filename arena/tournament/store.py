@@ -8,7 +8,8 @@ Tables:
   (``seq``), with its id, table, deal, rotation and full record (JSON);
 - ``seats``: per game and seat, the bot, its money, rank and fault count;
 - ``faults``: every fault of every game;
-- ``ratings``: computed ratings per game, keyed by how many games they cover.
+- ``figures``: each game's leaderboard figures (ratings, totals, head-to-head),
+  computed once per number of stored games.
 
 Every game is written in one transaction as it finishes, in WAL mode, so a
 crash loses at most the games still being played, and readers (a leaderboard
@@ -39,15 +40,15 @@ CREATE TABLE games (
     seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, game TEXT NOT NULL,
     table_number INTEGER NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL,
     record TEXT NOT NULL, finished TEXT NOT NULL);
+CREATE INDEX games_by_game ON games (game);
 CREATE TABLE seats (
     seq INTEGER NOT NULL, seat INTEGER NOT NULL, game TEXT NOT NULL, bot TEXT NOT NULL,
     money INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL,
-    PRIMARY KEY (seq, seat)) WITHOUT ROWID;
-CREATE INDEX seats_by_game ON seats (game, seq);
+    PRIMARY KEY (game, seq, seat)) WITHOUT ROWID;
 CREATE TABLE faults (
     seq INTEGER NOT NULL, seat INTEGER NOT NULL, move INTEGER, decision TEXT NOT NULL,
     kind TEXT NOT NULL, detail TEXT NOT NULL);
-CREATE TABLE ratings (
+CREATE TABLE figures (
     game TEXT PRIMARY KEY, games INTEGER NOT NULL, payload TEXT NOT NULL);
 """
 
@@ -152,26 +153,24 @@ class Store:
             f"SELECT bot, COUNT(*), SUM(rank = 1), SUM(rank), SUM(money), SUM(faults) "
             f"FROM seats {where} GROUP BY bot", args).fetchall()
 
-    def meetings(self, game: str | None = None) -> list[tuple]:
-        """Per ordered pair of different bots at one table: (bot, other, above, below, equal)."""
-        where, args = ("WHERE a.game = ?", (game,)) if game else ("", ())
-        return self.db.execute(
-            f"SELECT a.bot, b.bot, SUM(a.rank < b.rank), SUM(a.rank > b.rank), SUM(a.rank = b.rank) "
-            f"FROM seats a JOIN seats b ON a.seq = b.seq AND a.bot <> b.bot {where} "
-            f"GROUP BY a.bot, b.bot", args).fetchall()
+    def seat_rows(self, game: str) -> list[tuple[int, str, int, int, int]]:
+        """``(seq, bot, rank, money, faults)`` of every seat of ``game``, in schedule order then seat order."""
+        return self.db.execute("SELECT seq, bot, rank, money, faults FROM seats WHERE game = ? ORDER BY seq, seat",
+                               (game,)).fetchall()
 
-    # -- cached ratings --
+    # -- cached leaderboard figures --
 
-    def cached_ratings(self, game: str, games: int) -> Any:
-        row = self.db.execute("SELECT payload FROM ratings WHERE game = ? AND games = ?",
+    def cached_figures(self, game: str, games: int) -> Any:
+        """The figures cached for ``game`` when it had ``games`` stored games, or None."""
+        row = self.db.execute("SELECT payload FROM figures WHERE game = ? AND games = ?",
                               (game, games)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def cache_ratings(self, game: str, games: int, payload: Any) -> None:
-        """Keep ratings computed over ``games`` games; silently skipped on a read-only store."""
+    def cache_figures(self, game: str, games: int, payload: Any) -> None:
+        """Keep figures computed over ``games`` games; silently skipped on a read-only store."""
         try:
             with self.transaction():
-                self.db.execute("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)",
+                self.db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?)",
                                 (game, games, json.dumps(payload)))
         except sqlite3.OperationalError:
             pass

@@ -27,14 +27,18 @@ from arena_bots.mcts_search import rewards
 ARTISTS = ("Lite Metal", "Yoko", "Christin P", "Karl Gitter", "Krypto")
 ARTIST_INDEX = {name: index for index, name in enumerate(ARTISTS)}
 MARKERS = (30, 20, 10)
-#: the chance of ending in the top three, by an artist's place in this round's counts
-TOP_THREE_CHANCE = (0.9, 0.8, 0.6, 0.3, 0.15)
-#: the chance for an artist with no card played yet this round
-UNPLAYED_CHANCE = 0.25
 #: shares of the lot's worth searched as bids, sealed bids and fixed prices
 BID_SHARES = (0.4, 0.7, 1.0)
 SEALED_SHARES = (0.3, 0.55, 0.8)
 PRICE_SHARES = (0.5, 0.75, 1.0, 1.25)
+#: the plan's limits, as shares of the lot's worth: buying from a rival (who gains the price), in
+#: its own auction (the price goes to the bank), and the fixed price it names; rollouts spread
+#: each share by up to half of SHARE_SPREAD either way; sealed bids are shaded further
+RIVAL_SHARE = 0.7
+OWN_SHARE = 0.5
+PRICE_SHARE = 0.65
+SHARE_SPREAD = 0.3
+SEALED_SHADE = 0.85
 #: cards per artist (board order) and auction kind (open, once around, sealed, fixed, double):
 #: protocol.md's fixed id table runs through it, artist by artist
 DISTRIBUTION = ((3, 3, 2, 2, 2), (3, 2, 3, 3, 2), (3, 3, 3, 3, 2), (3, 3, 3, 3, 3), (4, 3, 3, 3, 3))
@@ -44,24 +48,38 @@ CARD_KINDS = tuple((artist, kind) for artist, counts in enumerate(DISTRIBUTION)
 
 
 def artist_worth(view: dict) -> list[float]:
-    """The expected sale value of one painting of each artist at this round's end."""
+    """The expected sale value of one painting of each artist at this round's end.
+
+    The ranking so far counts the cards played this round and, at half weight,
+    those in the seat's own hand (it decides when they come out); the nearer
+    the leading artist is to its fifth card, the surer that ranking.
+    """
     round_index = view["round"] - 1
     counts = [view["counts"][name] for name in ARTISTS]
-    order = sorted(range(len(ARTISTS)), key=lambda artist: -counts[artist])  # stable: board order breaks ties
+    own = [0] * len(ARTISTS)
+    for card in view["hand"]:
+        own[ARTIST_INDEX[card["artist"]]] += 1
+    certainty = max(counts) / 5
+    order = sorted(range(len(ARTISTS)), key=lambda artist: -(counts[artist] + 0.5 * own[artist]))  # stable
     worth = [0.0] * len(ARTISTS)
     for place, artist in enumerate(order):
         earned = sum(view["markers"][ARTISTS[artist]][:round_index])
-        promised = MARKERS[place] if place < len(MARKERS) else 0
-        chance = TOP_THREE_CHANCE[place] if counts[artist] else UNPLAYED_CHANCE
+        if place < len(MARKERS):
+            chance = 0.55 + 0.45 * certainty
+            promised = certainty * MARKERS[place] + (1 - certainty) * 20
+        else:
+            chance = 0.35 * (1 - certainty)
+            promised = 10
+        if not counts[artist] and not own[artist]:
+            chance *= 0.5
         worth[artist] = chance * (earned + promised)
     return worth
 
 
-def lot_worth(view: dict) -> float:
+def lot_worth(view: dict, worth: list[float] | None = None) -> float:
     """The estimated worth of the paintings on auction (a lone double counts twice: a card may join it)."""
-    auction = view["auction"]
-    worth = artist_worth(view)
-    cards = auction["cards"]
+    cards = view["auction"]["cards"]
+    worth = worth or artist_worth(view)
     total = sum(worth[ARTIST_INDEX[card["artist"]]] for card in cards)
     return 2 * total if len(cards) == 1 and cards[0]["auction"] == "double" else total
 
@@ -86,45 +104,65 @@ class ModernArtPolicy:
         self.players = players
 
     def candidates(self, state: Any) -> list[dict]:
+        """The actions searched, the plan's first."""
         decision, legal = state.decision, state.legal
+        view = state.view(state.seat)
+        planned = self.plan(state, view, 0.5)
         if decision == "play_card":
-            return [{"card": card} for card in distinct_cards(legal["cards"])]
-        if decision == "add_double":
-            return [{"card": None}] + [{"card": card} for card in distinct_cards(legal["cards"])]
-        if decision == "accept_price":
-            return [{"accept": True}, {"accept": False}]
-        if decision == "flip_phantom":
-            return [{"flip": True}, {"flip": False}]
-        worth = lot_worth(state.view(state.seat))
-        if decision == "bid":
-            bids = levels(legal["min"], legal["max"], [legal["min"]] + [share * worth for share in BID_SHARES])
-            return [{"bid": None}] + [{"bid": bid} for bid in bids]
-        if decision == "sealed_bid":
-            return [{"bid": bid} for bid in levels(0, legal["max"], [0] + [s * worth for s in SEALED_SHARES])]
-        return [{"price": price} for price in levels(legal["min"], legal["max"], [s * worth for s in PRICE_SHARES])]
+            options = [{"card": card} for card in distinct_cards(legal["cards"])]
+        elif decision == "add_double":
+            options = [{"card": None}] + [{"card": card} for card in distinct_cards(legal["cards"])]
+        elif decision == "accept_price":
+            options = [{"accept": True}, {"accept": False}]
+        elif decision == "flip_phantom":
+            options = [{"flip": True}, {"flip": False}]
+        else:
+            worth = lot_worth(view)
+            if decision == "bid":
+                bids = levels(legal["min"], legal["max"], [legal["min"]] + [share * worth for share in BID_SHARES])
+                options = [{"bid": None}] + [{"bid": bid} for bid in bids]
+            elif decision == "sealed_bid":
+                options = [{"bid": bid} for bid in levels(0, legal["max"], [0] + [s * worth for s in SEALED_SHARES])]
+            else:
+                options = [{"price": price} for price in
+                           levels(legal["min"], legal["max"], [s * worth for s in PRICE_SHARES])]
+        return [planned] + [option for option in options if option != planned]
 
     def rollout(self, state: Any, rng: random.Random) -> dict:
         decision, legal = state.decision, state.legal
-        if decision == "play_card":
-            cards = legal["cards"]
-            return {"card": cards[int(rng.random() * len(cards))]}
+        if decision == "flip_phantom":
+            return {"flip": rng.random() < 0.5}
         if decision == "add_double":
             cards = legal["cards"]
             return {"card": cards[0] if rng.random() < 0.5 else None}
+        return self.plan(state, state.view(state.seat), rng.random())
+
+    def plan(self, state: Any, view: dict, noise: float) -> dict:
+        """A sensible action: bid up to a share of the worth, price at a share of it, play the most
+        valuable artist; ``noise`` in [0, 1) moves the shares (and, above 0.8, picks a card at random)."""
+        decision, legal = state.decision, state.legal
+        worth = artist_worth(view)
+        if decision == "play_card":
+            cards = legal["cards"]
+            if noise > 0.8:
+                return {"card": cards[int((noise - 0.8) * 5 * len(cards))]}
+            return {"card": max(cards, key=lambda card: worth[CARD_KINDS[card][0]])}
+        if decision == "add_double":
+            return {"card": legal["cards"][0] if worth[CARD_KINDS[legal["cards"][0]][0]] >= 8 else None}
         if decision == "flip_phantom":
-            return {"flip": rng.random() < 0.5}
-        view = state.view(state.seat)
-        worth = lot_worth(view)
+            return {"flip": False}
+        value = lot_worth(view, worth)
+        own = view["auction"]["auctioneer"] == view["seat"]
+        limit = value * ((OWN_SHARE if own else RIVAL_SHARE) + SHARE_SPREAD * (noise - 0.5))
         if decision == "accept_price":
-            return {"accept": legal["price"] <= worth * (0.6 + 0.4 * rng.random())}
+            return {"accept": legal["price"] <= limit}
         if decision == "bid":
-            target = worth * (0.5 + 0.45 * rng.random())
-            if legal["min"] > target:
+            if legal["min"] > limit:
                 return {"bid": None}
-            return {"bid": min(legal["max"], max(legal["min"], round(target)))}
+            return {"bid": min(legal["max"], max(legal["min"], round(limit)))}
         if decision == "sealed_bid":
-            return {"bid": min(legal["max"], round(worth * (0.3 + 0.5 * rng.random())))}
-        price = round(worth * (0.5 + 0.4 * rng.random()))
+            return {"bid": min(legal["max"], round(SEALED_SHADE * limit))}
+        price = round(value * (PRICE_SHARE + SHARE_SPREAD * (noise - 0.5)))
         return {"price": min(legal["max"], max(legal["min"], price))}
 
     def evaluate(self, state: Any) -> list[float]:

@@ -131,6 +131,7 @@ class ModernArtState(GameState):
         return self.cash[:]
 
     def clone(self) -> "ModernArtState":
+        """A copy of every list the game changes in place (``discarded`` is only ever replaced: shared)."""
         other = object.__new__(ModernArtState)
         other.__dict__.update(self.__dict__)
         other.hands = [hand[:] for hand in self.hands]
@@ -163,7 +164,8 @@ class ModernArtState(GameState):
             if self.cards_left:
                 self.upcoming = starter
                 return
-            self.log.append((None, self._round_end_event(None, "no cards", [0] * self.players)))
+            nothing = [0] * self.players
+            self.log.append((None, self._round_end_event(None, "no cards", nothing, [], [0] * len(ARTISTS))))
             if self.round == ROUNDS - 1:
                 return self._game_over()
             self.round += 1
@@ -258,24 +260,17 @@ class ModernArtState(GameState):
             self._ask_price()
 
     def _ask_bidder(self, seat: int) -> None:
-        """Ask ``seat`` (open and once around) or pass for it when it cannot raise; close when done."""
+        """Ask ``seat`` to raise or pass (for it when it cannot raise), or close the auction when done.
+
+        Open: round and round until every seat but the high bidder has passed
+        since the last raise (every seat, with no bid). Once around: until the
+        auctioneer, asked last, has answered.
+        """
         money, players, passed, log = self.cash, self.players, self.passed, self.log
         need = self.high + 1
-        if self.kind == OPEN:
-            done = players if self.high_bidder is None else players - 1
-            while len(passed) < done:
-                purse = money[seat]
-                if purse >= need:
-                    self.seat = seat
-                    self.decision = "bid"
-                    self.legal = {"min": need, "max": purse}
-                    return
-                passed.append(seat)
-                log.append((None, {"type": "pass", "seat": seat}))
-                seat = seat + 1 if seat + 1 < players else 0
-            return self._close_bidding()
-        auctioneer = self.auctioneer
-        while True:
+        once_around = self.kind == ONCE_AROUND
+        enough = players if self.high_bidder is None else players - 1
+        while once_around or len(passed) < enough:
             purse = money[seat]
             if purse >= need:
                 self.seat = seat
@@ -284,9 +279,10 @@ class ModernArtState(GameState):
                 return
             passed.append(seat)
             log.append((None, {"type": "pass", "seat": seat}))
-            if seat == auctioneer:
-                return self._close_bidding()
+            if once_around and seat == self.auctioneer:
+                break
             seat = seat + 1 if seat + 1 < players else 0
+        self._close_bidding()
 
     def _close_bidding(self) -> None:
         winner = self.high_bidder
@@ -458,14 +454,14 @@ class ModernArtState(GameState):
         starter = ender + 1
         self._start_round(starter if starter < self.players else 0)
 
-    def _round_end_event(self, ender: int | None, reason: str, payouts: list[int],
-                         ranked: list[int] = (), values: list[int] | None = None) -> dict:
+    def _round_end_event(self, ender: int | None, reason: str, payouts: list[int], ranked: list[int],
+                         values: list[int]) -> dict:
         return {
             "type": "round_end", "round": self.round + 1, "reason": reason, "ended_by": ender,
             "counts": {ARTISTS[artist]: count for artist, count in enumerate(self.counts)},
             "ranking": [ARTISTS[artist] for artist in ranked],
             "markers": {ARTISTS[artist]: MARKERS[place] for place, artist in enumerate(ranked)},
-            "values": {ARTISTS[artist]: value for artist, value in enumerate(values or [0] * len(ARTISTS))},
+            "values": {ARTISTS[artist]: value for artist, value in enumerate(values)},
             "payouts": payouts,
         }
 

@@ -1,0 +1,209 @@
+"""Ratings and leaderboards: TrueSkill in schedule order, the figures checked against the records, every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+import re
+
+import pytest
+import trueskill
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.plugins import get_plugins
+from arena.tournament.config import parse_tournament
+from arena.tournament.leaderboard import build_leaderboard, write_files
+from arena.tournament.ratings import ENVIRONMENT, Rating, combine, game_ratings, rate_games
+from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import build_schedule
+from arena.tournament.store import create_or_resume, finished_game, open_store
+
+BOTS = ["random", "trader", "appraiser", "r2=py:arena_bots.random_bot:RandomBot",
+        "r3=py:arena_bots.random_bot:RandomBot"]
+GAMES = [{"name": "modern-art", "players": 3}, {"name": "silk-road", "players": 3}]
+
+
+def make_tournament(name="lb"):
+    data = {"tournament": {"name": name, "seed": 9, "deals": 2}, "games": GAMES,
+            "bots": [{"spec": spec} for spec in BOTS]}
+    return parse_tournament(data, f"{name}.toml", get_plugins())
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("results")
+    outcome = run_tournament(make_tournament(), get_plugins(), root=str(root), jobs=2, sandbox="none",
+                             progress_stream=open(os.devnull, "w"))
+    assert outcome.played == outcome.total == 4 * 2 * 3 + 4 * 2 * 3  # C(4, 3) tables per game
+    store = open_store(outcome.folder)
+    write_files(outcome.folder, build_leaderboard(store))
+    store.close()
+    return outcome.folder
+
+
+@pytest.fixture(scope="module")
+def records(folder):
+    store = open_store(folder)
+    try:
+        return [json.loads(text) for text in store.records()]
+    finally:
+        store.close()
+
+
+def expected_ratings(records, game):
+    """TrueSkill straight from the library, game by game in schedule (id) order."""
+    env = trueskill.TrueSkill(**ENVIRONMENT)
+    ratings = {}
+    for record in records:
+        if record["game"] != game:
+            continue
+        players = record["players"]
+        assert len(set(players)) == len(players)
+        new = env.rate([(ratings.get(bot, env.create_rating()),) for bot in players], ranks=record["result"]["ranks"])
+        ratings.update({bot: rating for bot, (rating,) in zip(players, new)})
+    return ratings
+
+
+def section(board, name):
+    return next(s for s in board["sections"] if s["game"] == name)
+
+
+def test_standings_match_the_records(folder, records):
+    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    assert [s["game"] for s in board["sections"]] == ["modern-art", "silk-road", "overall"]
+    assert (board["games"], board["scheduled"]) == (len(records), len(records))
+    for game in ("modern-art", "silk-road"):
+        expected = expected_ratings(records, game)
+        rows = section(board, game)["standings"]
+        assert [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
+        assert [row["score"] for row in rows] == sorted((row["score"] for row in rows), reverse=True)
+        for row in rows:
+            bot = row["bot"]
+            seats = [(r, s) for r in records if r["game"] == game for s, name in enumerate(r["players"]) if name == bot]
+            assert row["mu"] == pytest.approx(expected[bot].mu, abs=1e-9)
+            assert row["sigma"] == pytest.approx(expected[bot].sigma, abs=1e-9)
+            assert row["score"] == pytest.approx(expected[bot].mu - 3 * expected[bot].sigma, abs=1e-9)
+            assert row["games"] == len(seats)
+            assert row["firsts"] == sum(r["result"]["ranks"][s] == 1 for r, s in seats)
+            assert row["mean_rank"] == pytest.approx(sum(r["result"]["ranks"][s] for r, s in seats) / len(seats))
+            assert row["mean_money"] == pytest.approx(sum(r["result"]["money"][s] for r, s in seats) / len(seats))
+            assert row["faults"] == sum(f["seat"] == s for r, s in seats for f in r["faults"])
+    assert {row["bot"] for row in section(board, "modern-art")["standings"]} == {"random", "appraiser", "r2", "r3"}
+    assert section(board, "modern-art")["notes"] == ["trader is left out: it does not play modern-art"]
+
+
+def test_head_to_head_counts_match_the_records(folder, records):
+    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    pairs = section(board, "silk-road")["head_to_head"]
+    above = sum(1 for r in records if r["game"] == "silk-road" and "trader" in r["players"] and "random" in r["players"]
+                and r["result"]["ranks"][r["players"].index("trader")] < r["result"]["ranks"][r["players"].index("random")])
+    meetings = sum(1 for r in records if r["game"] == "silk-road" and {"trader", "random"} <= set(r["players"]))
+    assert pairs["trader"]["random"]["above"] == above == pairs["random"]["trader"]["below"]
+    assert pairs["trader"]["random"]["meetings"] == meetings == 2 * 2 * 3  # two tables hold both
+
+
+def test_the_overall_section_combines_the_games_by_the_stated_rule(folder):
+    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    games = [{row["bot"]: Rating(row["mu"], row["sigma"]) for row in section(board, g)["standings"]}
+             for g in ("modern-art", "silk-road")]
+    overall = {row["bot"]: row for row in section(board, "overall")["standings"]}
+    both = [games[0]["random"], games[1]["random"]]
+    assert overall["random"]["mu"] == pytest.approx((both[0].mu + both[1].mu) / 2)
+    assert overall["random"]["sigma"] == pytest.approx((both[0].sigma ** 2 + both[1].sigma ** 2) ** 0.5 / 2)
+    assert overall["trader"]["mu"] == pytest.approx(games[1]["trader"].mu)  # plays one game: keeps its rating
+    assert overall["random"]["games"] == sum(
+        row["games"] for g in ("modern-art", "silk-road") for row in section(board, g)["standings"] if row["bot"] == "random")
+    assert section(board, "overall")["notes"] == ["trader is rated on silk-road only", "appraiser is rated on modern-art only"]
+    assert combine([{"a": Rating(20, 3)}, {"a": Rating(30, 4)}]) == {"a": Rating(25, 2.5)}
+
+
+def test_the_files_say_the_same_in_markdown_and_csv(folder):
+    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    markdown = open(os.path.join(folder, "leaderboard.md")).read()
+    assert markdown.startswith(f"# Tournament lb: {board['games']} of {board['games']} games played\n")
+    assert "## modern-art (24 of 24 games)" in markdown and "## all games (48 of 48 games)" in markdown
+    assert "- trader is left out: it does not play modern-art" in markdown
+    assert "- overall mu = mean of the bot's mu over the games it plays" in markdown
+    assert re.search(r"^\| +rank \| bot +\| +mu \| +sigma \| +score \| +games \| +firsts \| +mean rank \| "
+                     r"+mean money \| +faults \|$", markdown, re.MULTILINE)
+    best = section(board, "silk-road")["standings"][0]
+    assert f"| {best['bot']}" in markdown and f"{best['mu']:.2f}" in markdown
+    rows = list(csv.DictReader(io.StringIO(open(os.path.join(folder, "leaderboard.csv")).read())))
+    assert list(rows[0]) == ["section", "rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean_rank",
+                             "mean_money", "faults"]
+    assert [row["section"] for row in rows].count("overall") == 5
+    for row in rows:
+        same = next(r for r in section(board, row["section"])["standings"] if r["bot"] == row["bot"])
+        assert int(row["rank"]) == same["rank"] and int(row["games"]) == same["games"]
+        assert float(row["mu"]) == pytest.approx(same["mu"], abs=1e-4)
+
+
+@pytest.mark.parametrize("form, starts", [("table", "Tournament lb"), ("markdown", "# Tournament lb"),
+                                          ("csv", "section,rank,bot"), ("json", "{"), ("html", "<!doctype html>")])
+def test_the_leaderboard_command_renders_every_format(folder, form, starts):
+    result = CliRunner().invoke(cli, ["leaderboard", folder, "--format", form])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(starts)
+    if form == "html":
+        assert result.output.count("<table>") == 6 and "trader is left out" in result.output
+
+
+def test_the_leaderboard_of_one_game(folder):
+    result = CliRunner().invoke(cli, ["leaderboard", folder, "--game", "silk-road", "--format", "json"])
+    assert [s["game"] for s in json.loads(result.output)["sections"]] == ["silk-road"]
+    wrong = CliRunner().invoke(cli, ["leaderboard", folder, "--game", "chess"])
+    assert wrong.exit_code == 2
+    assert wrong.output.strip() == ("Error: tournament lb has no game 'chess' "
+                                    "(choose from: modern-art, silk-road, overall)")
+
+
+def test_ratings_follow_the_schedule_not_the_order_games_were_stored(folder, tmp_path, records):
+    """Store the same games in a shuffled order: the leaderboard does not change."""
+    tournament = make_tournament()
+    schedule = build_schedule(tournament, get_plugins())
+    shuffled = create_or_resume(str(tmp_path / "lb"), tournament.definition(), tournament.digest(),
+                                schedule.summary(), schedule.total, "lb.toml")
+    tasks = {task.game_id: task for task in schedule.tasks("none", get_plugins())}
+    order = list(records)
+    random.Random(4).shuffle(order)
+    for record in order:
+        task = tasks[record["id"]]
+        shuffled.add(finished_game(task.order, (task.game_id, task.game, task.table, task.deal, task.rotation), record))
+    store = open_store(folder)
+    try:
+        assert build_leaderboard(shuffled) == build_leaderboard(store)
+    finally:
+        store.close()
+        shuffled.close()
+
+
+def test_equal_ranks_are_draws():
+    tied = rate_games([(0, "a", 1), (0, "b", 1), (0, "c", 3)])
+    assert tied["a"].mu == pytest.approx(tied["b"].mu, abs=0.01)  # TrueSkill's message passing is near-symmetric
+    beaten = rate_games([(0, "a", 1), (0, "b", 2), (0, "c", 3)])
+    assert beaten["a"].mu > tied["a"].mu > beaten["b"].mu
+
+
+def test_a_bot_in_two_seats_takes_the_mean_of_its_seats():
+    env = trueskill.TrueSkill(**ENVIRONMENT)
+    (first,), (second,), (other,) = env.rate([(env.create_rating(),)] * 3, ranks=[1, 2, 3])
+    ratings = rate_games([(0, "a", 1), (0, "b", 2), (0, "a", 3)])
+    assert ratings["a"].mu == pytest.approx((first.mu + other.mu) / 2)
+    assert ratings["a"].sigma == pytest.approx((first.sigma + other.sigma) / 2)
+    assert ratings["b"].mu == pytest.approx(second.mu)
+
+
+def test_ratings_are_cached_per_number_of_games(folder):
+    store = open_store(folder)
+    try:
+        computed = game_ratings(store, "silk-road")
+        assert store.cached_ratings("silk-road", store.count("silk-road")) == {
+            bot: [r.mu, r.sigma] for bot, r in computed.items()}
+        assert store.cached_ratings("silk-road", store.count("silk-road") - 1) is None
+        assert game_ratings(store, "silk-road") == computed
+    finally:
+        store.close()

@@ -1,0 +1,113 @@
+"""Tournaments under the default process sandbox: the same records as in-process, and no bot left after Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.tournament.store import open_store
+
+TOURNAMENT = """
+[tournament]
+name = "boxed"
+seed = 3
+deals = {deals}
+
+[[games]]
+name = "silk-road"
+players = 2
+
+[[games]]
+name = "modern-art"
+players = 3
+
+[[bots]]
+spec = "random"
+
+[[bots]]
+spec = "trader"
+
+[[bots]]
+spec = "appraiser"
+"""
+
+
+def records(folder: Path) -> list[dict]:
+    store = open_store(str(folder))
+    try:
+        return [json.loads(record) for record in store.records()]
+    finally:
+        store.close()
+
+
+def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
+    path = tmp_path / "boxed.toml"
+    path.write_text(TOURNAMENT.format(deals=2))
+    boxed = CliRunner().invoke(cli, ["run", str(path), "-j", "2", "--results", "boxed"])
+    assert boxed.exit_code == 0, boxed.output
+    trusted = CliRunner().invoke(cli, ["run", str(path), "-j", "2", "--results", "trusted", "--sandbox", "none"])
+    assert trusted.exit_code == 0, trusted.output
+    played = records(tmp_path / "boxed" / "boxed")
+    assert len(played) == 2 * 2 + 2 * 3
+    assert not any(record["faults"] for record in played)
+    assert played == records(tmp_path / "trusted" / "boxed")
+
+
+def descendants(root: int) -> set[int]:
+    """Every living process below ``root`` (bots run in sessions of their own, so the tree finds them)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    living = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            living.add(pid)
+    return living
+
+
+def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
+    path = tmp_path / "boxed.toml"
+    path.write_text(TOURNAMENT.format(deals=200))
+    process = subprocess.Popen(["arena", "run", str(path), "-j", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen: set[int] = set()
+    deadline = time.monotonic() + 60
+    store = tmp_path / "results" / "boxed" / "results.sqlite"
+    while time.monotonic() < deadline and len(seen) < 2 + 4:  # two workers, and bots under them
+        seen |= descendants(process.pid)
+        time.sleep(0.05)
+    time.sleep(0.5)
+    seen |= descendants(process.pid)
+    assert store.exists() and len(seen) >= 6
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "stopped:" in err and "Traceback" not in err
+    assert alive(seen) == set()
+    assert 0 < len(records(tmp_path / "results" / "boxed")) < 200 * 5
