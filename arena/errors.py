@@ -107,3 +107,7 @@ class CompareError(ArenaError):
 
 class ReportError(ArenaError):
     """A report or replay page that cannot be made: its extra (matplotlib) is missing, or its file cannot be written."""
+
+
+class ClusterError(ArenaError):
+    """A Dask cluster that cannot be used: its extra missing, its scheduler unreachable, or workers unlike this machine."""

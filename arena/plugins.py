@@ -96,10 +96,9 @@ class Plugins:
         for module_name in DEFAULT_PLUGINS:
             try:
                 module = importlib.import_module(module_name)
-            except ModuleNotFoundError as error:
-                if error.name and module_name.startswith(error.name):
-                    continue  # a built-in feature not present in this build
-                raise
+            except Exception as error:  # even a built-in must not take the others down
+                _warn(f"built-in plugin {module_name} failed to load: {error!r}")
+                continue
             self._register(module, module_name, "arena", __version__)
         only = _env_names("ARENA_LOAD_PLUGINS")
         blocked = _env_names("ARENA_DISABLE_PLUGINS") or set()

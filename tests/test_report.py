@@ -17,8 +17,7 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.report.replay_page import replay_frames
-from arena.tournament.ratings import game_ratings
-from arena.tournament.store import open_store
+from arena.tournament.ratings import rate_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -126,6 +125,14 @@ def test_a_replay_page_steps_to_the_records_final_money(browser, tmp_path, game,
     assert "The game is over." in browser.find_element("id", "frame").text
     screenshot(browser, tmp_path / f"{game}-end.png")
 
+    final = browser.find_element("id", "final-result")
+    assert not final.is_displayed()  # the ending is not given away before the viewer asks
+    browser.find_element("css selector", "#final summary").click()
+    by_seat = {int(row[1]): int(row[3]) for row in
+               ([cell.text for cell in tr.find_elements("tag name", "td")]
+                for tr in final.find_elements("css selector", "tbody tr"))}
+    assert [by_seat[seat] for seat in range(len(bots))] == record["result"]["money"]
+
     browser.find_element("id", "first").click()
     assert position(browser) == f"step 0 of {steps}"
     body.send_keys(Keys.END)
@@ -201,25 +208,32 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
     open_page(browser, site / "index.html")
     assert browser.find_element("tag name", "h1").text == "Tournament cup"
 
-    store = open_store(str(tournament))
-    try:
-        for game in ("modern-art", "silk-road"):
-            ratings = game_ratings(store, game)
-            totals = {bot: (seats, firsts, faults) for bot, seats, firsts, _, _, faults in store.bot_totals(game)}
-            shown = standings(browser, game)
-            assert {row[1] for row in shown} == set(totals)
-            assert [row[0] for row in shown] == [str(rank) for rank in range(1, len(shown) + 1)]
-            for rank, bot, mu, sigma, score, seats, firsts, _, _, faults in shown:
-                assert (int(seats), int(firsts), int(faults)) == totals[bot]
-                assert float(mu) == pytest.approx(ratings[bot].mu, abs=0.005)
-                assert float(sigma) == pytest.approx(ratings[bot].sigma, abs=0.005)
-            scores = [float(row[4]) for row in shown]
-            assert scores == sorted(scores, reverse=True)
-        overall = {row[1]: int(row[5]) for row in standings(browser, "overall")}
-        assert overall == {bot: seats for bot, seats, *_ in store.bot_totals()}
-        stored_games = store.count()
-    finally:
-        store.close()
+    records = [json.loads(line) for line in run("export", str(tournament)).output.splitlines()]
+    for game in ("modern-art", "silk-road"):
+        ratings = rate_games([(number, bot, rank) for number, record in enumerate(records) if record["game"] == game
+                              for bot, rank in zip(record["players"], record["result"]["ranks"])])
+        totals: dict[str, list[int]] = {}
+        for record in records:
+            if record["game"] == game:
+                for seat, (bot, rank) in enumerate(zip(record["players"], record["result"]["ranks"])):
+                    figures = totals.setdefault(bot, [0, 0, 0])
+                    figures[0] += 1
+                    figures[1] += rank == 1
+                    figures[2] += sum(fault["seat"] == seat for fault in record["faults"])
+        shown = standings(browser, game)
+        assert {row[1] for row in shown} == set(totals)
+        assert [row[0] for row in shown] == [str(rank) for rank in range(1, len(shown) + 1)]
+        for rank, bot, mu, sigma, score, seats, firsts, _, _, faults in shown:
+            assert [int(seats), int(firsts), int(faults)] == totals[bot]
+            assert float(mu) == pytest.approx(ratings[bot].mu, abs=0.005)
+            assert float(sigma) == pytest.approx(ratings[bot].sigma, abs=0.005)
+        scores = [float(row[4]) for row in shown]
+        assert scores == sorted(scores, reverse=True)
+    seats_overall = {}
+    for record in records:
+        for bot in record["players"]:
+            seats_overall[bot] = seats_overall.get(bot, 0) + 1
+    assert {row[1]: int(row[5]) for row in standings(browser, "overall")} == seats_overall
 
     faults = browser.find_elements("css selector", "#faults-table tbody tr")
     assert [cell.text for cell in faults[0].find_elements("tag name", "td")][0] == "sloppy"
@@ -227,19 +241,20 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
     assert len(images) == 6  # a rating chart per game, a heat map per game and overall, the faults chart
     assert all(browser.execute_script("return arguments[0].naturalWidth", image) > 0 for image in images)
     assert "round-robin" in browser.find_element("id", "settings-table").text
+    assert browser.find_elements("tag name", "script") == []  # the leaderboards need no JavaScript
     assert console_errors(browser) == []
     assert loaded_from_outside(browser) == []
     screenshot(browser, tmp_path / "index.png")
 
     browser.find_element("link text", "Every game, with its replay").click()
     links = browser.find_elements("css selector", "table a")
-    assert len(links) == stored_games
+    assert len(links) == len(records)
+    assert browser.find_elements("tag name", "script") == []
     screenshot(browser, tmp_path / "games.png")
     first_id = links[0].text
     links[0].click()
     assert first_id in browser.find_element("tag name", "h1").text
-    record = next(json.loads(line) for line in run("export", str(tournament)).output.splitlines()
-                  if json.loads(line)["id"] == first_id)
+    record = next(record for record in records if record["id"] == first_id)
     browser.find_element("tag name", "body").send_keys(Keys.END)
     assert shown_money(browser) == record["result"]["money"]
     assert console_errors(browser) == []

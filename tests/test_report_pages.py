@@ -147,3 +147,30 @@ def test_a_game_without_a_describer_still_gets_money_hands_and_the_public_view(s
     assert money(last) == silk_road["result"]["money"]
     assert panel(last, "Table")["rows"] and panel(last, "Players")["head"][3] == "hand"
     assert any(line.startswith("deliver: ") for frame in data["frames"] for line in frame["events"])
+
+
+def test_a_record_that_no_longer_replays_gets_a_page_saying_why_and_reports_repeat_exactly(tmp_path):
+    import sqlite3
+
+    (tmp_path / "duel.toml").write_text('[tournament]\nname = "duel"\nseed = 1\ndeals = 1\n\n'
+                                        '[[games]]\nname = "silk-road"\nplayers = 2\n\n'
+                                        '[[bots]]\nspec = "random"\n\n[[bots]]\nspec = "trader"\n')
+    assert run("run", str(tmp_path / "duel.toml"), "-j", "1", "--results", str(tmp_path)).exit_code == 0
+    folder = tmp_path / "duel"
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        seq, text = db.execute("SELECT seq, record FROM games ORDER BY seq LIMIT 1").fetchone()
+        record = json.loads(text)
+        record["result"]["money"][0] += 5
+        db.execute("UPDATE games SET record = ? WHERE seq = ?", (json.dumps(record), seq))
+    result = run("report", str(folder))
+    assert result.exit_code == 0, result.output
+    assert "replay pages: 1" in result.stdout
+    assert "result differs" in result.stderr and record["id"] in result.stderr
+    pages = sorted((folder / "report" / "games").iterdir())
+    assert len(pages) == 2 and "cannot be replayed" in pages[0].read_text()
+    assert "1 records do not replay" in (folder / "report" / "games.html").read_text()
+    assert run("report", str(folder)).exit_code == 0  # writing over an earlier report is fine
+    assert run("report", str(folder), "--out", str(tmp_path / "again")).exit_code == 0
+    first = {path.relative_to(folder / "report"): path.read_bytes() for path in (folder / "report").rglob("*.*")}
+    second = {path.relative_to(tmp_path / "again"): path.read_bytes() for path in (tmp_path / "again").rglob("*.*")}
+    assert first == second  # the same results give the same files, charts included

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.tournament.config import load_tournament
+from arena.tournament.schedule import build_schedule
 
 GOOD = """
 [tournament]
@@ -148,3 +151,12 @@ def test_a_missing_file_is_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["run", str(tmp_path / "nowhere.toml")])
     assert result.exit_code == 2
     assert result.output.strip() == f"Error: {tmp_path / 'nowhere.toml'}: cannot read it: No such file or directory"
+
+
+@pytest.mark.parametrize("name, games", [("demo", 1500 * 3 + 1500 * 2), ("modern-art", 5 * 10 * 4),
+                                         ("silk-road", 6 * 15 * 3)])
+def test_the_shipped_tournament_files_read_and_schedule(plugins, name, games):
+    path = Path(__file__).parent.parent / "tournaments" / f"{name}.toml"
+    tournament = load_tournament(str(path), plugins)
+    assert tournament.name == name
+    assert build_schedule(tournament, plugins).total == games

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.plugins import get_plugins
 from arena.tournament.config import parse_tournament
-from arena.tournament.leaderboard import build_leaderboard, write_files
-from arena.tournament.ratings import ENVIRONMENT, Rating, combine, game_ratings, rate_games
+from arena.tournament.leaderboard import build_leaderboard, game_figures, write_files
+from arena.tournament.ratings import ENVIRONMENT, Rating, combine, rate_games
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import create_or_resume, finished_game, open_store
@@ -197,13 +197,13 @@ def test_a_bot_in_two_seats_takes_the_mean_of_its_seats():
     assert ratings["b"].mu == pytest.approx(second.mu)
 
 
-def test_ratings_are_cached_per_number_of_games(folder):
+def test_figures_are_cached_per_number_of_games(folder):
     store = open_store(folder)
     try:
-        computed = game_ratings(store, "silk-road")
-        assert store.cached_ratings("silk-road", store.count("silk-road")) == {
-            bot: [r.mu, r.sigma] for bot, r in computed.items()}
-        assert store.cached_ratings("silk-road", store.count("silk-road") - 1) is None
-        assert game_ratings(store, "silk-road") == computed
+        ratings, totals, meetings = game_figures(store, "silk-road")
+        cached = store.cached_figures("silk-road", store.count("silk-road"))
+        assert cached["ratings"] == {bot: [r.mu, r.sigma] for bot, r in ratings.items()}
+        assert store.cached_figures("silk-road", store.count("silk-road") - 1) is None
+        assert game_figures(store, "silk-road") == (ratings, totals, meetings)
     finally:
         store.close()

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -111,3 +112,35 @@ def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
     assert "stopped:" in err and "Traceback" not in err
     assert alive(seen) == set()
     assert 0 < len(records(tmp_path / "results" / "boxed")) < 200 * 5
+
+
+CHATTY_BOT = """
+import json, sys
+from arena_bots.random_bot import RandomBot
+
+bot = RandomBot()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        bot.start(message)
+        print("chatty says hello from seat", message["seat"], file=sys.stderr, flush=True)
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps(bot.decide(message)), flush=True)
+"""
+
+
+def test_a_sandboxed_bots_stderr_reaches_the_log_file_through_its_worker(tmp_path):
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY_BOT)
+    path = tmp_path / "chat.toml"
+    path.write_text(f'[tournament]\nname = "chat"\nseed = 1\n[[games]]\nname = "silk-road"\nplayers = 2\n'
+                    f'[[bots]]\nspec = "random"\n[[bots]]\nspec = "chatty=cmd:{sys.executable} {script}"\n')
+    result = CliRunner().invoke(cli, ["run", str(path), "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert not any(record["faults"] for record in records(tmp_path / "results" / "chat"))
+    lines = (tmp_path / "results" / "chat" / "arena.log").read_text().splitlines()
+    said = [line for line in lines if "chatty says hello from seat" in line]
+    assert len(said) == 2  # one game per rotation
+    assert all(" worker-" in line and " chat/silk-road/t1/d1/r" in line and "arena.bot.chatty" in line
+               for line in said)

@@ -38,4 +38,4 @@ def report(results: str, out: str | None) -> None:
     written = write_site(results, out, get_plugins())
     for problem in written.broken:
         click.echo(f"arena: warning: {problem}", err=True)
-    click.echo(f"Wrote {written.replays} replay pages and the leaderboards; open {written.index}")
+    click.echo(f"Wrote the report (leaderboards, charts, replay pages: {written.replays}); open {written.index}")

@@ -18,6 +18,8 @@ INSTALL_HINT = "arena report draws its charts with matplotlib: pip install 'aren
 #: rc settings for every chart: text kept as text, ids that do not change from run to run
 RC = {"svg.fonttype": "none", "svg.hashsalt": "arena-report", "font.size": 9,
       "axes.spines.top": False, "axes.spines.right": False}
+#: one colour per fault kind, in every report
+FAULT_COLOURS = {"timeout": "#e69f00", "illegal": "#d62728", "malformed": "#9467bd", "crash": "#333333"}
 
 
 def require_matplotlib() -> None:
@@ -120,7 +122,7 @@ def faults_chart(counts: dict[str, dict[str, int]], kinds: list[str], title: str
         left = [0] * len(bots)
         for kind in kinds:
             widths = [counts[bot].get(kind, 0) for bot in bots]
-            axes.barh(bots, widths, left=left, label=kind)
+            axes.barh(bots, widths, left=left, label=kind, height=0.6, color=FAULT_COLOURS.get(kind))
             left = [a + b for a, b in zip(left, widths)]
         axes.invert_yaxis()
         axes.set_xlabel("faults")

@@ -152,8 +152,9 @@ def _final(record: dict) -> str:
          in enumerate(zip(record["players"], result["money"], result["ranks"]))),
         key=lambda row: (row[0], row[1]),
     )
-    parts = ["<section id=\"final\">", "<h2>Final result</h2>",
-             table(["rank", "seat", "bot", "money"], rows, css_id="final-result"), "<h2>Faults</h2>"]
+    parts = ['<details id="final"><summary>The final result and the faults (open to see how it ends)</summary>',
+             "<h2>Final result</h2>", table(["rank", "seat", "bot", "money"], rows, css_id="final-result"),
+             "<h2>Faults</h2>"]
     faults = record.get("faults") or []
     if faults:
         parts.append(table(
@@ -163,7 +164,7 @@ def _final(record: dict) -> str:
         ))
     else:
         parts.append("<p>None: every bot answered every decision in time and within the rules.</p>")
-    parts.append("</section>")
+    parts.append("</details>")
     return "\n".join(parts)
 
 

@@ -105,7 +105,7 @@ class SilkRoadDescriber(Describer):
         for seat, view in enumerate(views):
             mine = table[seat]
             ships = self.goods([good for good in mine["ships"] if good is not None],
-                               "+ 1 waiting to load" if None in mine["ships"] else "")
+                               f"+ {mine['ships'].count(None)} waiting to load" if None in mine["ships"] else "")
             specials = ", ".join(f"{mine[kind]} {kind}" for kind in SPECIALS[1:] if mine[kind]) or "none"
             rows.append([self.cards(view["hand"]), ships, specials])
         return ["hand (omniscient)", "ships' goods (ship 0 first)", "special cards"], rows

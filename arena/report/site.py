@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from arena.errors import RecordError, ReportError
+from arena.errors import ArenaError, ReportError
 from arena.report import plots
 from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.replay_page import write_replay_page
@@ -49,10 +49,10 @@ def write_site(results: str, out: str, plugins: Any) -> Written:
     try:
         header = store.header()
         board = build_leaderboard(store)
-        histories = {game["name"]: rating_histories(store.placings(game["name"])) for game in header["plan"]["games"]}
         records = [json.loads(text) for text in store.records()]
     finally:
         store.close()
+    histories = {game["name"]: rating_histories(placings(records, game["name"])) for game in header["plan"]["games"]}
     for folder in ("plots", "games"):
         try:
             os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -70,10 +70,19 @@ def write_site(results: str, out: str, plugins: Any) -> Written:
 # -- the data behind the pages --
 
 
-def rating_histories(placings: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, float, float]]]:
-    """Per bot, ``(games played, mu, sigma)`` after each of its games, from 0 games (the prior) on."""
+def placings(records: list[dict], game: str) -> list[tuple[int, str, int]]:
+    """``(game number, bot, rank)`` of every seat of ``game``, in the records' (schedule) order."""
+    return [(number, bot, rank) for number, record in enumerate(records) if record["game"] == game
+            for bot, rank in zip(record["players"], record["result"]["ranks"])]
+
+
+def rating_histories(seats: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, float, float]]]:
+    """Per bot, ``(games played, mu, sigma)`` after each of its games, from 0 games (the prior) on.
+
+    ``seats`` are :func:`placings`; the ratings are the leaderboard's (same function, same order).
+    """
     history: list = []
-    rate_games(placings, history)
+    rate_games(seats, history)
     series: dict[str, list[tuple[int, float, float]]] = {}
     for _, rated in history:
         for bot, rating in sorted(rated.items()):
@@ -110,13 +119,15 @@ def _write_replays(records: list[dict], plugins: Any, out: str, written: Written
         try:
             write_replay_page(record, plugins, path, back=(f"../{GAMES_PAGE}", "all games"))
             written.replays += 1
-        except RecordError as error:
+        except ReportError:
+            raise
+        except ArenaError as error:  # the record does not replay, or its game is not installed
             written.broken.append(f"{record.get('id')}: {error}")
             write_text(path, page(f"Replay {record.get('id')}", (
-                    f'<nav class="site">{link(f"../{GAMES_PAGE}", "all games")}</nav>'
-                    f"<h1>{escape(str(record.get('id')))}</h1>"
-                    f'<p class="banner">This record does not replay with the installed engine, so it cannot be '
-                    f"shown: {escape(str(error))}</p>")))
+                f'<nav class="site">{link(f"../{GAMES_PAGE}", "all games")}</nav>'
+                f"<h1>{escape(str(record.get('id')))}</h1>"
+                f'<p class="banner">This game cannot be replayed with the installed engines, so it cannot be '
+                f"shown: {escape(str(error))}</p>")))
         pages.append(f"games/{name}")
     return pages
 
@@ -130,7 +141,8 @@ def _write_charts(out: str, board: dict, histories: dict, faults: dict) -> dict[
         write_text(os.path.join(out, relative), svg)
         charts[key] = relative
 
-    colours = plots.bot_colours([row["bot"] for row in board["sections"][-1]["standings"]])
+    overall = next(section for section in board["sections"] if section["game"] == OVERALL)
+    colours = plots.bot_colours([row["bot"] for row in overall["standings"]])
     for section in board["sections"]:
         series = histories.get(section["game"])
         if series:

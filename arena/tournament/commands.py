@@ -20,15 +20,20 @@ EXIT_INTERRUPTED = 130
 @click.command()
 @click.argument("tournament_file", metavar="TOURNAMENT.toml")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes playing games at once  [default: the machine's cores]")
+              help="Worker processes playing games at once  [default: the machine's cores; with --scheduler, "
+                   "blocks of games at once, default the cluster's worker threads]")
 @click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
               help="Folder holding the tournaments' results; this one goes to ROOT/NAME.")
 @click.option("--fresh", is_flag=True, help="Discard the results stored for this tournament and start over.")
 @click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
               help="process: every bot in its own limited process; none: Python bots in-process "
                    "(trusted bots only; cmd: bots are always processes).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N to "
+                   "start N worker processes here. Needs the dask extra; see docs/cluster.md.")
 @click.pass_context
-def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, fresh: bool, sandbox: str) -> None:
+def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, fresh: bool, sandbox: str,
+        scheduler: str | None) -> None:
     """Play a tournament file in parallel, store every game, and print the leaderboards.
 
     The file (TOML) names the tournament, its seed, format (round-robin or
@@ -45,10 +50,16 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, f
 
     \b
       arena run tournaments/demo.toml -j 2
+      arena run tournaments/demo.toml --scheduler tcp://scheduler-host:8786
     """
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
-    outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
+    if scheduler is None:
+        outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
+    else:
+        from arena.cluster.runner import run_on_cluster
+
+        outcome = run_on_cluster(scheduler, tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store)

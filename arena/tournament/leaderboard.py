@@ -21,12 +21,14 @@ import html
 import io
 import json
 import os
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from tabulate import tabulate
 
 from arena.errors import StoreError
-from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, Rating, combine, game_ratings
+from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, Rating, combine, rate_games
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
 OVERALL = "overall"
@@ -52,10 +54,8 @@ def build_leaderboard(store: Any) -> dict:
     all_meetings: dict[tuple[str, str], list[int]] = {}
     for game in plan["games"]:
         name = game["name"]
-        ratings = game_ratings(store, name)
+        ratings, totals, meetings = game_figures(store, name)
         per_game.append(ratings)
-        totals = {bot: list(figures) for bot, *figures in store.bot_totals(name)}
-        meetings = {(bot, other): list(counts) for bot, other, *counts in store.meetings(name)}
         _add_into(all_totals, totals)
         _add_into(all_meetings, meetings)
         notes = [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]]
@@ -74,6 +74,50 @@ def build_leaderboard(store: Any) -> dict:
         "rating": {**ENVIRONMENT, "overall_rule": OVERALL_RULE, "score": "mu - 3 * sigma"},
         "sections": sections,
     }
+
+
+def game_figures(store: Any, game: str) -> tuple[dict[str, Rating], dict[str, list[int]], dict[tuple, list[int]]]:
+    """One game's ratings, per-bot totals and head-to-head counts, cached in the store per number of games.
+
+    Totals per bot: seats, first places, rank sum, money sum, faults. Head-to-head per
+    ordered pair of bots at one table: above, below, equal (per pair of seats).
+    """
+    cached = store.cached_figures(game, store.count(game))
+    if cached is None:
+        rows = store.seat_rows(game)
+        ratings = rate_games([(seq, bot, rank) for seq, bot, rank, _, _ in rows])
+        totals, meetings = _tally(rows)
+        cached = {"ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}, "totals": totals,
+                  "meetings": [[*pair, *counts] for pair, counts in meetings.items()]}
+        store.cache_figures(game, len({row[0] for row in rows}), cached)
+    return ({bot: Rating(mu, sigma) for bot, (mu, sigma) in cached["ratings"].items()}, cached["totals"],
+            {(bot, other): counts for bot, other, *counts in cached["meetings"]})
+
+
+def _tally(rows: list[tuple]) -> tuple[dict[str, list[int]], dict[tuple[str, str], list[int]]]:
+    """Per-bot totals and per-pair head-to-head counts of ``(seq, bot, rank, money, faults)`` rows."""
+    totals: dict[str, list[int]] = {}
+    meetings: dict[tuple[str, str], list[int]] = {}
+    for _, group in groupby(rows, key=itemgetter(0)):
+        seats = []
+        for _, bot, rank, money, faults in group:
+            figures = totals.get(bot)
+            if figures is None:
+                figures = totals[bot] = [0, 0, 0, 0, 0]
+            figures[0] += 1
+            figures[1] += rank == 1
+            figures[2] += rank
+            figures[3] += money
+            figures[4] += faults
+            seats.append((bot, rank))
+        for bot, rank in seats:
+            for other, other_rank in seats:
+                if other != bot:
+                    counts = meetings.get((bot, other))
+                    if counts is None:
+                        counts = meetings[(bot, other)] = [0, 0, 0]
+                    counts[0 if rank < other_rank else 1 if rank > other_rank else 2] += 1
+    return totals, meetings
 
 
 def _add_into(sums: dict, figures: dict) -> None:

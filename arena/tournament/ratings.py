@@ -82,6 +82,11 @@ def rate_games(placings: Iterable[tuple[int, str, int]], history: list | None = 
     return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
 
 
+def game_ratings(store: Any, game: str) -> dict[str, Rating]:
+    """The ratings of every bot in ``game``, rated afresh from ``store`` (the leaderboard caches its own)."""
+    return rate_games(store.placings(game))
+
+
 def combine(per_game: Iterable[dict[str, Rating]]) -> dict[str, Rating]:
     """The overall ratings from each game's (the rule in :data:`OVERALL_RULE`)."""
     collected: dict[str, list[Rating]] = {}

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import logging
 import os
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
@@ -63,10 +64,12 @@ def folder_lock(folder: str) -> Iterator[None]:
 
 def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results", jobs: int | None = None,
                    sandbox: str = "process", fresh: bool = False, progress_stream: TextIO | None = None,
-                   progress_every: float = 10.0) -> RunOutcome:
+                   progress_every: float = 10.0, executor: Executor | None = None) -> RunOutcome:
     """Play every game of ``tournament`` not yet stored in ``ROOT/NAME`` and store it.
 
     :param fresh: discard the folder's stored results first.
+    :param executor: play the games through this executor (a Dask cluster's, :mod:`arena.cluster`), ``jobs``
+        blocks of games at a time, instead of in ``jobs`` local worker processes.
     :param progress_stream: where progress goes (default stderr; a bar if it is a terminal).
     """
     folder = os.path.join(root, tournament.name)
@@ -81,13 +84,14 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
                                  schedule.total, tournament.path)
         try:
             return _play_pending(store, schedule, tournament, plugins, folder, jobs or os.cpu_count() or 1,
-                                 sandbox, progress_stream, progress_every)
+                                 sandbox, progress_stream, progress_every, executor)
         finally:
             store.close()
 
 
 def _play_pending(store: Store, schedule: Any, tournament: Tournament, plugins: Any, folder: str, jobs: int,
-                  sandbox: str, progress_stream: TextIO | None, progress_every: float) -> RunOutcome:
+                  sandbox: str, progress_stream: TextIO | None, progress_every: float,
+                  executor: Executor | None) -> RunOutcome:
     stored = store.stored_orders()
     outcome = RunOutcome(folder, schedule.total, len(stored))
     if len(stored) == schedule.total:
@@ -109,7 +113,12 @@ def _play_pending(store: Store, schedule: Any, tournament: Tournament, plugins: 
         def failed(task: Any, reason: str) -> None:
             outcome.failed.append(f"{task.game_id}: {reason}")
 
-        pool = WorkerPool(min(jobs, schedule.total - len(stored)), done, failed, on_idle=progress.tick)
+        if executor is None:
+            pool = WorkerPool(min(jobs, schedule.total - len(stored)), done, failed, on_idle=progress.tick)
+        else:
+            from arena.cluster.pool import ExecutorPool
+
+            pool = ExecutorPool(executor, jobs, done, failed, on_idle=progress.tick)
         try:
             outcome.interrupted = pool.run(schedule.tasks(sandbox, plugins, skip=stored))
         finally:

@@ -15,6 +15,13 @@ while holding the log queue's lock would break logging for everyone.
 
 A worker whose main process died (SIGKILL) finds its pipe closed the next time it
 reads or writes, closes its bots and exits.
+
+With no more workers than cores, each worker is pinned to a core of its own,
+and its bot processes inherit that: a game's worker and bots then take turns on
+one core, which makes a decision's round trip over the pipes cheaper and
+keeps one worker from spreading over two cores, so ``-j 2`` gets the second core
+to itself. Measured here with the demo tournament under the process sandbox,
+on a machine others were using: -j 2 played 137 games/s pinned, about 100 unpinned.
 """
 
 from __future__ import annotations
@@ -56,11 +63,13 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
         raise StopRequested
 
 
-def _worker(conn: multiprocessing.connection.Connection, inherited: list) -> None:
+def _worker(conn: multiprocessing.connection.Connection, inherited: list, core: int | None) -> None:
     """A worker's life: play the tasks that come down ``conn`` until ``None``, a stop or a closed pipe."""
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
         other.close()
+    if core is not None:
+        os.sched_setaffinity(0, {core})
     signal.signal(signal.SIGINT, _on_stop_signal)
     try:
         while not _stopping:
@@ -125,17 +134,28 @@ class WorkerPool:
         self.held: dict[Any, dict[int, GameTask]] = {}  # process -> tasks it holds, in the order given
         self.returned: list[GameTask] = []  # tasks a dead worker held but had not started
         self.spawned = 0
+        self.cores = sorted(os.sched_getaffinity(0))
+        self.core_of: dict[Any, int | None] = {}  # process -> the core it is pinned to
         self.stop_requested = False
 
     def _spawn(self) -> None:
         mine, theirs = self.context.Pipe()
         self.spawned += 1
-        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links]),
+        core = self._free_core()
+        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core),
                                        name=f"worker-{self.spawned}")
+        self.core_of[process] = core
         process.start()
         theirs.close()
         self.links[mine] = process
         self.held[process] = {}
+
+    def _free_core(self) -> int | None:
+        """The core for a new worker: one no other worker holds, or None (no pinning) with more workers than cores."""
+        if self.jobs > len(self.cores):
+            return None
+        taken = {self.core_of[process] for process in self.links.values()}
+        return next(core for core in self.cores if core not in taken)
 
     def _give(self, conn: Any, tasks: Iterator[GameTask]) -> None:
         """Top up one worker to its share of tasks, or tell it to finish when none are left."""
@@ -225,6 +245,7 @@ class WorkerPool:
         del self.links[conn]
         conn.close()
         held = self.held.pop(process)
+        del self.core_of[process]
         if self.stop_requested:
             return
         if held:

@@ -48,7 +48,7 @@ class MctsBot:
     def start(self, info: dict) -> None:
         self.rng = random.Random(info["seed"])
         self.game = get_plugins().game(info["game"])
-        self.policy = POLICIES[info["game"]](info["seat"], len(info["players"]), info["options"])
+        self.policy = POLICIES[info["game"]]()
         self.options = info["options"]
         self.move_ms = info["time"]["move_ms"]
 

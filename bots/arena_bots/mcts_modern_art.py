@@ -1,19 +1,22 @@
 """What ``mcts`` needs to know of Modern Art: the actions worth searching, a rollout policy, rewards.
 
 Everything is read from the seat's view of a (determinized) state, through
-the public ``view``/``legal`` interface only. A painting's worth is estimated
-from the value board: the markers its artist earned in earlier rounds, plus
-the marker its place in this round's counts promises, times the chance that
-the artist ends in the top three (higher the further ahead it is).
+the public ``view``/``legal`` interface only. A painting's worth is what the
+bank should pay for it at the round's end: its artist's markers from earlier
+rounds plus the marker its place in this round promises, times the chance of
+ending in the top three (see :func:`artist_worth`). The plan (:meth:`ModernArtPolicy.plan`)
+trades against that worth: it bids up to a share of it (less in its own
+auctions, where the price goes to the bank), names a fixed price a rival
+should accept, and auctions the card of its most valuable artist.
 
-- Tree actions: one card per artist and auction kind (cards alike play
-  alike), passing, the minimum bid, and bids, sealed bids and prices at a few
-  shares of the lot's estimated worth.
-- Rollouts: bid, offer, accept and price against that worth with noise, so
-  simulated opponents neither give paintings away nor overpay wildly. A
-  rollout bid jumps straight to the bidder's limit (an open auction then
-  ends after a few raises at about the second-highest limit, as it would
-  between people, instead of creeping up one coin at a time).
+- Tree actions, the plan's first: one card per artist and auction kind (cards
+  alike play alike), adding to a double or not, passing, the minimum bid, and
+  bids, sealed bids and prices at a few shares of the lot's worth.
+- Rollouts: the plan with its shares spread at random, so simulated players
+  neither give paintings away nor all value them alike. A rollout bid jumps
+  straight to the bidder's limit: an open auction then ends after a few
+  raises near the second-highest limit, as between people, instead of
+  creeping up one coin at a time.
 - Rewards: see :func:`arena_bots.mcts_search.rewards`; games are played to the end.
 """
 
@@ -98,10 +101,6 @@ class ModernArtPolicy:
     """Tree actions, rollout actions and rewards for one seat's search in Modern Art."""
 
     rollout_limit = 5000  # a whole game always fits: rollouts end with the game
-
-    def __init__(self, seat: int, players: int, options: dict) -> None:
-        self.seat = seat
-        self.players = players
 
     def candidates(self, state: Any) -> list[dict]:
         """The actions searched, the plan's first."""

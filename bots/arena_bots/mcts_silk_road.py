@@ -10,8 +10,8 @@ and ships make pay most over the other players), ships moved onto it first.
   ship(s) to each of the most promising goods; in phase 2 drawing, and
   delivering each good held on the slots where it pays the seat most against
   the others.
-- Rollouts: the plan's action; special cards bought while enough of the deck
-  is left for them to pay back.
+- Rollouts: the plan's action; special cards (but ships) bought while
+  enough of the deck is left for them to pay back.
 - Rewards: see :func:`arena_bots.mcts_search.rewards`; games are played to the end.
 """
 
@@ -27,12 +27,14 @@ SLOTS = 6
 LICENSE_BONUS = 2
 #: how many goods a phase-1 swap is searched towards
 SWAP_TARGETS = 3
-#: the least deck size (cards) at which each special card is bought in rollouts
-BUY_WHEN_DECK = {"ship": 24, "license": 24, "exchange": 34, "porter": 40}
+#: the least deck size (cards) at which the plan buys each special card; it never buys a ship
+#: (measured against ``trader``, ships bought by rule cost more than they earned; the tree still
+#: weighs buying one)
+BUY_WHEN_DECK = {"license": 24, "porter": 40, "exchange": 34}
 #: what a card kept in hand is worth (coins), against delivering it now
-CARD_WORTH = 1.0
-#: the least gain over the others (coins), net of the cards' worth, for a rollout to deliver
-DELIVERY_THRESHOLD = 1.0
+CARD_WORTH = 0.5
+#: the least gain over the others (coins), net of the cards' worth, for the plan to deliver
+DELIVERY_THRESHOLD = 2.5
 
 
 class Table:
@@ -119,17 +121,13 @@ class Table:
     def purchase(self, affordable: list[str]) -> str | None:
         """The first affordable special card with enough of the deck left to pay back."""
         deck = self.view["deck"]
-        return next((card for card in affordable if deck >= BUY_WHEN_DECK[card]), None)
+        return next((card for card in affordable if deck >= BUY_WHEN_DECK.get(card, deck + 1)), None)
 
 
 class SilkRoadPolicy:
     """Tree actions, rollout actions and rewards for one seat's search in Silk Road."""
 
     rollout_limit = 5000  # a whole game always fits: rollouts end with the game
-
-    def __init__(self, seat: int, players: int, options: dict) -> None:
-        self.seat = seat
-        self.players = players
 
     def candidates(self, state: Any) -> list[dict]:
         """The actions searched, the plan's first."""
@@ -139,7 +137,7 @@ class SilkRoadPolicy:
         table = Table(state.view(state.seat))
         if decision == "load_ship":
             return [{"good": good} for good in sorted(legal["goods"], key=table.good_promise, reverse=True)]
-        planned = self.rollout(state, random.Random(0), table)
+        planned = self.plan(decision, legal, table)
         if decision == "phase2":
             options = [planned] + [option[1] for option in table.deliveries()] + [{"action": "draw"}]
         else:
@@ -157,14 +155,20 @@ class SilkRoadPolicy:
                 unique.append(option)
         return unique
 
-    def rollout(self, state: Any, rng: random.Random, table: Table | None = None) -> dict:
-        """The plan's action (random only in ties of loading)."""
+    def rollout(self, state: Any, rng: random.Random) -> dict:
+        """The plan's action; a load takes the most promising good, ties broken at random."""
         decision, legal = state.decision, state.legal
         if decision == "extra_draw":
             return {"count": legal["max"]}
-        table = table or Table(state.view(state.seat))
+        table = Table(state.view(state.seat))
         if decision == "load_ship":
             return {"good": max(legal["goods"], key=lambda good: (table.good_promise(good), rng.random()))}
+        return self.plan(decision, legal, table)
+
+    def plan(self, decision: str, legal: dict, table: Table) -> dict:
+        """Phase 1: buy a card that pays back, else swap towards the next delivery, else pass.
+        Phase 2: deliver the best good when it gains enough over the others (or the deck is
+        nearly out), else draw."""
         if decision == "phase2":
             best = table.deliveries()
             if best and (best[0][0] >= DELIVERY_THRESHOLD or table.view["deck"] <= 2):

@@ -5,7 +5,10 @@ from arena import hookimpl
 
 @hookimpl
 def register_bots(register):
+    from arena_bots.mcts import MctsBot
+    from arena_bots.modern_art_heuristic import ModernArtHeuristic
     from arena_bots.random_bot import RandomBot
+    from arena_bots.silk_road_heuristic import SilkRoadHeuristic
 
     register(
         "random",
@@ -13,30 +16,18 @@ def register_bots(register):
         games=["modern-art", "silk-road"],
         description="a uniformly random legal action (bids spread over the legal range, with passing)",
     )
-    try:
-        from arena_bots.modern_art_heuristic import ModernArtHeuristic
-    except ImportError:
-        pass
-    else:
-        register(
-            "appraiser",
-            ModernArtHeuristic,
-            games=["modern-art"],
-            description="Modern Art: values each painting from the round's counts and markers, bids and prices against it",
-        )
-    try:
-        from arena_bots.silk_road_heuristic import SilkRoadHeuristic
-    except ImportError:
-        pass
-    else:
-        register(
-            "trader",
-            SilkRoadHeuristic,
-            games=["silk-road"],
-            description="Silk Road: delivers for the best own income over rivals', steers ships to its cards, buys cards that pay back",
-        )
-    from arena_bots.mcts import MctsBot
-
+    register(
+        "appraiser",
+        ModernArtHeuristic,
+        games=["modern-art"],
+        description="Modern Art: values each painting from the round's counts and markers, bids and prices against it",
+    )
+    register(
+        "trader",
+        SilkRoadHeuristic,
+        games=["silk-road"],
+        description="Silk Road: delivers for the best own income over rivals', steers ships to its cards, buys cards that pay back",
+    )
     register(
         "mcts",
         MctsBot,

@@ -1,0 +1,103 @@
+"""Blocks: the unit of work sent to a cluster, several games played by one task.
+
+A Dask task costs about 2-3 ms of scheduling against 0.1-0.15 ms for a local
+process pool, more than a fast game takes (an in-process Modern Art game takes
+about 3 ms). So a task plays a block of games and returns all their records:
+whole deals (a deal in all its seat rotations), as many consecutive ones as
+fit in about :data:`TARGET_SECONDS` of play, judged from the blocks already
+played. The first blocks are one deal each; a block never splits a deal.
+
+A block is a pure function of its game tasks (``play_task``), so Dask may
+play it again on another worker when its worker is lost; the coordinator
+keeps the first record of each game it receives.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from arena.cluster.handshake import check_this_worker, worker_name
+from arena.cluster.worker_logs import collected_logs
+from arena.tournament.tasks import GameTask
+from arena.tournament.workers import _play as play_one
+
+#: how long a block should play: about a hundred times Dask's cost per task
+TARGET_SECONDS = 0.25
+#: games in one block at most, however fast the games
+MAX_GAMES = 64
+
+
+@dataclass(frozen=True)
+class Block:
+    """Consecutive game tasks of the schedule, whole deals only."""
+
+    tasks: tuple[GameTask, ...]
+
+    def task(self, order: int) -> GameTask:
+        return next(task for task in self.tasks if task.order == order)
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """What a worker sends back for a block: per game the rows to store or why it failed, and its log lines.
+
+    ``outcomes`` holds ``("done", order, rows)`` or ``("failed", order, reason)``
+    per game, as the local workers send them; ``seconds`` is the time the
+    worker spent playing (it sizes the next blocks).
+    """
+
+    worker: str
+    seconds: float
+    outcomes: list[tuple] = field(default_factory=list)
+    log_records: list[dict] = field(default_factory=list)
+
+
+def play_block(block: Block, coordinator: dict) -> BlockResult:
+    """Play every game of ``block`` on this worker, after checking it matches the ``coordinator``'s installation."""
+    check_this_worker(coordinator)
+    worker = worker_name()
+    with collected_logs(worker) as log_records:
+        began = time.perf_counter()
+        outcomes = [play_one(task) for task in block.tasks]
+        seconds = time.perf_counter() - began
+    return BlockResult(worker, seconds, outcomes, log_records)
+
+
+def deal_of(task: GameTask) -> tuple:
+    return task.game, task.table, task.deal
+
+
+class BlockCutter:
+    """Cuts the schedule's pending tasks into blocks of whole deals, sized by the play time measured so far."""
+
+    def __init__(self, tasks: Iterator[GameTask]) -> None:
+        self.tasks = iter(tasks)
+        self.waiting: GameTask | None = next(self.tasks, None)
+        self.played_games = 0
+        self.played_seconds = 0.0
+
+    def measured(self, result: BlockResult) -> None:
+        """Learn from a played block how long a game takes."""
+        self.played_games += len(result.outcomes)
+        self.played_seconds += result.seconds
+
+    def games_wanted(self) -> int:
+        if not self.played_games or not self.played_seconds:
+            return 1
+        per_game = self.played_seconds / self.played_games
+        return max(1, min(MAX_GAMES, round(TARGET_SECONDS / per_game)))
+
+    def next_block(self) -> Block | None:
+        """The next block, or None when every task has been cut."""
+        if self.waiting is None:
+            return None
+        wanted = self.games_wanted()
+        tasks: list[GameTask] = []
+        while self.waiting is not None and len(tasks) < wanted:
+            deal = deal_of(self.waiting)
+            while self.waiting is not None and deal_of(self.waiting) == deal:
+                tasks.append(self.waiting)
+                self.waiting = next(self.tasks, None)
+        return Block(tuple(tasks))

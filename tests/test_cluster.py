@@ -1,0 +1,217 @@
+"""``arena run --scheduler``: the same games on a Dask cluster, a lost worker, mismatched workers, the extra."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
+from arena.cluster.handshake import installation
+from arena.errors import ClusterError
+from arena.plugins import get_plugins
+from arena.tournament.config import load_tournament
+from arena.tournament.runner import run_tournament
+from arena.tournament.schedule import build_schedule
+from arena.tournament.store import open_store
+from arena_bots.random_bot import RandomBot
+
+distributed = pytest.importorskip("distributed")
+
+
+class Quitter(RandomBot):
+    """A random bot whose process exits on its third decision when it sits in seat 0: only a sandbox contains that."""
+
+    def start(self, info: dict) -> None:
+        super().start(info)
+        self.quitting = info["seat"] == 0
+        self.decisions = 0
+
+    def decide(self, request: dict) -> dict:
+        self.decisions += 1
+        if self.quitting and self.decisions == 3:
+            os._exit(3)
+        return super().decide(request)
+
+
+class WorkerKiller(RandomBot):
+    """A random bot that SIGKILLs the process it plays in when it starts its second game there, once ever.
+
+    Run in-process (``--sandbox none``), that process is a Dask worker, lost in
+    the middle of a block whose first game is finished. ``marker`` is created
+    (atomically) by the one that does it; afterwards it is a plain random bot.
+    """
+
+    games = 0
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self.marker = marker
+
+    def start(self, info: dict) -> None:
+        super().start(info)
+        WorkerKiller.games += 1
+        if WorkerKiller.games == 2:
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                return
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def write_tournament(folder: Path, bots: list[str], games: str, deals: int = 2, name: str = "cup") -> str:
+    lines = [f'[tournament]\nname = "{name}"\nseed = 11\ndeals = {deals}\n']
+    for game in games.split(","):
+        game_name, players = game.split(":")
+        lines.append(f'[[games]]\nname = "{game_name}"\nplayers = {players}\n')
+    lines += [f"[[bots]]\n{bot}\n" for bot in bots]
+    path = folder / f"{name}.toml"
+    path.write_text("\n".join(lines))
+    return str(path)
+
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
+
+
+def stored_records(folder: Path) -> list[dict]:
+    store = open_store(str(folder))
+    try:
+        return [json.loads(record) for record in store.records()]
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def cluster():
+    """A Dask cluster of two worker processes, its scheduler reached over TCP like a remote one."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local, distributed.Client(local) as client:
+        yield client
+
+
+def pretend_older_bots() -> None:
+    """On a worker: its reference bots now report an older release, as if arena-bots 0.0.1 were installed there."""
+    get_plugins().infos["reference-bots"].version = "0.0.1"
+
+
+def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_path):
+    bots = ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"', 'spec = "quitter=py:test_cluster:Quitter"']
+    path = write_tournament(tmp_path, bots, "modern-art:3,silk-road:3", deals=3)
+    on_cluster = run(path, "--scheduler", "local:2", "--results", "cluster")
+    assert on_cluster.exit_code == 0, on_cluster.output
+    local = run(path, "-j", "2", "--results", "local")
+    assert local.exit_code == 0, local.output
+    cluster_folder, local_folder = tmp_path / "cluster" / "cup", tmp_path / "local" / "cup"
+    records = stored_records(cluster_folder)
+    assert len(records) == 2 * 3 * 3  # one table of three per game (appraiser and trader each play one)
+    assert records == stored_records(local_folder)
+    # the quitter's process exited in each game it began in seat 0: a crash fault there, the worker unharmed
+    crashed = {record["id"] for record in records if [fault["kind"] for fault in record["faults"]] == ["crash"]}
+    assert crashed == {record["id"] for record in records if record["players"][0] == "quitter"}
+    assert len(crashed) == 6
+    for name in ("leaderboard.json", "leaderboard.md", "leaderboard.csv"):
+        assert (cluster_folder / name).read_text() == (local_folder / name).read_text()
+    log = (cluster_folder / "arena.log").read_text()
+    assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/t1/d3/r3 arena\.tournament: finished in ", log)
+
+
+def test_a_worker_lost_mid_block_still_leaves_every_game_stored_once(tmp_path):
+    marker = tmp_path / "killed"
+    bots = ['spec = "random"', f'spec = "killer=py:test_cluster:WorkerKiller"\noptions = {{ marker = "{marker}" }}',
+            'spec = "r2=py:arena_bots.random_bot:RandomBot"']
+    path = write_tournament(tmp_path, bots, "modern-art:3", deals=4)
+    result = run(path, "--scheduler", "local:2", "--sandbox", "none", "--results", "cluster")
+    assert result.exit_code == 0, result.output
+    assert marker.exists(), "the killer bot did not kill its worker"
+    records = stored_records(tmp_path / "cluster" / "cup")
+    ids = [record["id"] for record in records]
+    assert len(ids) == len(set(ids)) == 4 * 3
+    reference = run(path, "-j", "1", "--sandbox", "none", "--results", "local")
+    assert reference.exit_code == 0, reference.output
+    assert records == stored_records(tmp_path / "local" / "cup")
+    assert ((tmp_path / "cluster" / "cup" / "leaderboard.json").read_text()
+            == (tmp_path / "local" / "cup" / "leaderboard.json").read_text())
+
+
+def test_a_worker_with_other_plugin_versions_is_refused_before_any_game(tmp_path, cluster):
+    worker = sorted(cluster.scheduler_info()["workers"])[0]
+    cluster.run(pretend_older_bots, workers=[worker])
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
+    result = run(path, "--scheduler", cluster.scheduler.address)
+    here = f"arena-bots {version('arena-bots')}"
+    differing = "; ".join(f"bot {bot} from arena-bots 0.0.1 on the worker, {here} here"
+                          for bot in sorted(installation()["bots"]) if installation()["bots"][bot] == here)
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: worker {worker} does not match this machine: {differing}; "
+                                     f"install the same arena and plugin versions on every worker")
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_worker_that_joins_after_the_handshake_is_refused_by_its_first_block(tmp_path, cluster, plugins):
+    cluster.run(pretend_older_bots)
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
+    tournament = load_tournament(path, plugins)
+    with pytest.raises(ClusterError, match=r"^worker tcp://127\.0\.0\.1:\d+ does not match this machine: "
+                                           r"bot appraiser from arena-bots 0\.0\.1 on the worker"):
+        run_tournament(tournament, plugins, jobs=2, sandbox="none", executor=cluster.get_executor(),
+                       progress_stream=open(os.devnull, "w"))
+    assert stored_records(tmp_path / "results" / "cup") == []
+
+
+def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tmp_path, plugins):
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"'],
+                            "modern-art:3,silk-road:2", deals=30)
+    tasks = list(build_schedule(load_tournament(path, plugins), plugins).tasks("none", plugins))
+    cutter = BlockCutter(iter(tasks))
+    first = cutter.next_block()
+    assert [task.game_id for task in first.tasks] == ["cup/modern-art/t1/d1/r1", "cup/modern-art/t1/d1/r2",
+                                                      "cup/modern-art/t1/d1/r3"]
+    cutter.measured(BlockResult("w", 0.03, [("done", task.order, None) for task in first.tasks]))  # 10 ms a game
+    blocks = [first]
+    while (block := cutter.next_block()) is not None:
+        blocks.append(block)
+    assert [task for block in blocks for task in block.tasks] == tasks
+    assert len(blocks[1].tasks) == 27  # 25 games wanted (0.25 s), rounded up to whole deals of 3
+    for block in blocks:
+        deals = {(task.game, task.table, task.deal) for task in block.tasks}
+        assert len(block.tasks) == sum(1 for task in tasks if (task.game, task.table, task.deal) in deals)
+
+
+def test_a_block_refuses_to_play_on_a_worker_unlike_the_coordinator():
+    coordinator = {**installation(), "arena": "9.9"}
+    with pytest.raises(ClusterError, match=rf"does not match this machine: arena {re.escape(installation()['arena'])}"
+                                           r" on the worker, 9\.9 here; install the same"):
+        play_block(Block(()), coordinator)
+
+
+@pytest.mark.parametrize("address, message", [
+    ("local:0", "Error: --scheduler local:0: expected local:N with N from 1 to 256 (worker processes on this "
+                "machine), or a scheduler's address like tcp://host:8786"),
+    ("local:two", "Error: --scheduler local:two: expected local:N with N from 1 to 256 (worker processes on this "
+                  "machine), or a scheduler's address like tcp://host:8786"),
+    ("udp://host:8786", "Error: --scheduler udp://host:8786: cannot reach a Dask scheduler there (unknown address "
+                        "scheme 'udp' (known schemes: ['inproc', 'tcp', 'tls', 'ucx', 'ws', 'wss']))"),
+])
+def test_a_bad_scheduler_address_is_one_line(tmp_path, address, message):
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
+    result = run(path, "--scheduler", address)
+    assert result.exit_code == 2
+    assert result.output.strip() == message
+
+
+def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
+    result = run(path, "--scheduler", "local:2")
+    assert result.exit_code == 2
+    assert result.output.strip() == ("Error: --scheduler needs Dask, which is not installed: "
+                                     "pip install 'arena[dask]' (from a checkout: pip install -e '.[dask]')")

@@ -1,0 +1,143 @@
+"""``mcts``: legal and reproducible in both games, its budgets, and a search that finds the winning line."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.match import InProcessBot, Limits, derive_seed, play_game
+from arena.testing import check_bot
+from arena_bots.mcts import MctsBot
+from arena_bots.mcts_search import Search, rewards
+
+
+def started(bot: MctsBot, game: str, players: int, move_ms: int = 1000) -> MctsBot:
+    bot.start({"type": "start", "game": game, "seat": 0, "players": [f"p{seat}" for seat in range(players)],
+               "options": {}, "time": {"start_ms": 5000, "move_ms": move_ms, "bank_ms": 10000},
+               "setup_public": {}, "seed": 7})
+    return bot
+
+
+def first_real_choice(plugins, game_name: str, players: int, seed: int = 3):
+    """A state of ``game_name`` standing at seat 0's first decision with two or more tree actions."""
+    game = plugins.game(game_name)
+    options = game.check_options(players, {})
+    state = game.new_state(game.random_setup(players, options, random.Random(seed)), options)
+    return game, state
+
+
+def request_for(state, time_left_ms: int = 11000) -> dict:
+    return {"type": "decide", "decision": state.decision, "legal": state.legal, "view": state.view(state.seat),
+            "events": [], "time_left_ms": time_left_ms}
+
+
+def test_mcts_plays_both_games_legally_and_the_same_way_for_a_seed():
+    report = check_bot("mcts:iterations=8", games=3, sandbox="none")
+    assert [check.game for check in report.checks] == ["modern-art", "silk-road"]
+    assert all(check.deterministic and check.repeated == 2 for check in report.checks)
+
+
+@pytest.mark.parametrize("game_name, players", [("modern-art", 4), ("silk-road", 3)])
+def test_a_fixed_budget_runs_exactly_that_many_iterations(plugins, game_name, players):
+    _, state = first_real_choice(plugins, game_name, players)
+    bot = started(MctsBot(iterations=25), game_name, players)
+    action = bot.decide(request_for(state))
+    assert bot.last_search.iterations == 25
+    assert sum(child["visits"] for child in bot.last_search.statistics()) == 25
+    state.apply(action)  # legal: the engine takes it
+
+
+def test_without_a_fixed_budget_it_searches_a_share_of_the_move_time_within_what_is_left():
+    bot = MctsBot(time_fraction=0.5)
+    bot.move_ms = 1000
+    assert bot.budget_ms(11000) == 500
+    assert bot.budget_ms(300) == 200  # the time left less a margin of a tenth of the move time
+    bot.move_ms = 100
+    assert bot.budget_ms(11000) == 50
+    assert bot.budget_ms(80) == 30  # the margin is at least 50 ms
+
+
+def test_a_fixed_budget_is_cut_short_only_to_answer_in_time():
+    bot = MctsBot(iterations=10**6)
+    bot.move_ms = 1000
+    assert bot.budget_ms(11000) == 10900
+    assert bot.budget_ms(100) == 0
+
+
+def test_with_no_time_left_it_still_answers_after_one_iteration(plugins):
+    _, state = first_real_choice(plugins, "silk-road", 3)
+    bot = started(MctsBot(), "silk-road", 3, move_ms=100)
+    action = bot.decide(request_for(state, time_left_ms=0))
+    assert bot.last_search.iterations == 1
+    state.apply(action)
+
+
+def test_rewards_mix_the_rank_and_the_margin_and_share_equal_ranks():
+    assert rewards([50, 50, 30]) == [pytest.approx(0.3 * 0.75 + 0.7), pytest.approx(0.3 * 0.75 + 0.7), 0.0]
+    assert rewards([10, 10]) == [0.5, 0.5]
+    high, middle, low = rewards([90, 40, 30])
+    assert high == 1.0 and low == 0.0 and middle == pytest.approx(0.3 * 0.5 + 0.7 * 10 / 60)
+
+
+class LoadsPorcelainAndPasses:
+    """A scripted Silk Road opponent."""
+
+    def decide(self, request):
+        if request["decision"] == "load_ship":
+            return {"good": "porcelain"}
+        return {"action": "pass"} if request["decision"] == "phase1" else {"action": "draw"}
+
+
+def test_it_finds_the_only_winning_line_of_a_silk_road_endgame(plugins):
+    """Seat 0 holds three tea and has 0 coins against 5; one card is left in the deck.
+
+    Seat 1 holds nothing, so its turn draws the last card and ends the game.
+    Seat 0 wins only by loading (or swapping) both ships to tea and delivering
+    all three cards: 3 slots showing tea x 2 ships = 6 coins. Drawing ends the
+    game at once, lost.
+    """
+    game = plugins.game("silk-road")
+    tea = [22, 23, 24]
+    setup = {"players": 2, "hands": [tea, []], "market": [0, 1, 11, 12, 33, 34], "deck": [60],
+             "money": [0, 5], "first": 0}
+    options = game.check_options(2, {})
+    game.check_setup(setup, options)
+    seats = [InProcessBot(lambda: MctsBot(iterations=60)), InProcessBot(LoadsPorcelainAndPasses)]
+    record = play_game(game, options, setup, seats, ["mcts", "script"], game_id="endgame", seed=1,
+                       bot_seeds=[derive_seed(1, seat) for seat in range(2)], limits=Limits())
+    delivery = next(move for move in record["moves"] if move["decision"] == "phase2")
+    assert delivery["action"]["action"] == "play" and sorted(delivery["action"]["cards"]) == tea
+    assert record["result"] == {"money": [6, 5], "ranks": [1, 2]}
+
+
+def test_the_search_prefers_the_policy_action_until_the_evidence_says_otherwise():
+    class TwoArms:
+        """A one-decision game: action 0 (the policy's choice) pays 0.4, action 1 pays 0.6."""
+
+        def __init__(self):
+            self.seat, self.done = 0, None
+
+        def apply(self, action):
+            self.done = action["arm"]
+            self.seat = None
+
+    class Policy:
+        rollout_limit = 0
+
+        def candidates(self, state):
+            return [{"arm": 0}, {"arm": 1}]
+
+        def rollout(self, state, rng):
+            raise AssertionError("a finished game has no rollout")
+
+        def evaluate(self, state):
+            return [0.4 if state.done == 0 else 0.6]
+
+    search = Search(Policy(), exploration=0.5, rng=random.Random(1))
+    for _ in range(3):
+        search.iterate(TwoArms())
+    assert search.best() == {"arm": 0}  # after one visit each, the preference earns arm 0 the third
+    for _ in range(200):
+        search.iterate(TwoArms())
+    assert search.best() == {"arm": 1}
