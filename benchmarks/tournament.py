@@ -5,7 +5,9 @@ sandbox) from scratch with ``-j 1`` and then ``-j 2``, into a temporary
 results folder, and prints games/s for each and their ratio (two workers on
 two cores should give at least 1.8 times one worker), next to the ratio a
 bare ``multiprocessing.Pool`` reaches on pure CPU work at the same moment
-(on a machine others are using, neither reaches 2).
+(on a machine others are using, neither reaches 2). Then it plays it on a
+local Dask cluster of two worker processes (``--scheduler local:2``, when the
+``dask`` extra is installed) and prints its games/s and its ratio to ``-j 2``.
 
 Part 2 stores 100,000 synthetic five-player games (eight bots, random
 finishing orders with some ties) and times, on the same games:
@@ -31,6 +33,7 @@ import time
 
 import trueskill
 
+from arena.errors import ArenaError
 from arena.plugins import get_plugins
 from arena.tournament.config import load_tournament
 from arena.tournament.leaderboard import build_leaderboard
@@ -43,16 +46,29 @@ BOTS = [f"bot{i}" for i in range(8)]
 PLAYERS = 5
 
 
-def games_per_second(tournament, jobs: int, sandbox: str, root: str) -> tuple[int, float, float]:
-    """Play the whole tournament with ``jobs`` workers; games played, games/s, main-process CPU ms per game."""
+def games_per_second(tournament, jobs: int, sandbox: str, root: str, executor=None) -> tuple[int, float, float]:
+    """Play the whole tournament with ``jobs`` workers (or on ``executor``, ``jobs`` blocks at a time);
+    games played, games/s, main-process CPU ms per game."""
     plugins = get_plugins()
     began, cpu = time.perf_counter(), time.process_time()
     with open(os.devnull, "w") as quiet:
         outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=True,
-                                 progress_stream=quiet)
+                                 progress_stream=quiet, executor=executor)
     elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu
     assert outcome.played == outcome.total and not outcome.failed, outcome
     return outcome.played, outcome.played / elapsed, 1000 * cpu / outcome.played
+
+
+def local_cluster_games_per_second(tournament, workers: int, sandbox: str, root: str) -> tuple[float, float, float]:
+    """``--scheduler local:N``: start a local Dask cluster, then play the whole tournament on it;
+    games/s (start-up not counted), main-process CPU ms per game (with Dask's scheduler), start-up seconds."""
+    from arena.cluster.executor import open_cluster
+
+    began = time.perf_counter()
+    with open_cluster(f"local:{workers}", get_plugins()) as cluster:
+        started = time.perf_counter() - began
+        _, rate, main_cpu = games_per_second(tournament, cluster.slots(), sandbox, root, cluster.executor)
+    return rate, main_cpu, started
 
 
 def spin(rounds: int) -> int:
@@ -132,12 +148,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as root:
         played, one, main_one = games_per_second(tournament, 1, args.sandbox, root)
         _, two, main_two = games_per_second(tournament, 2, args.sandbox, root)
+        try:
+            on_cluster = local_cluster_games_per_second(tournament, 2, args.sandbox, root)
+        except ArenaError as error:  # the dask extra is not installed
+            on_cluster = error
     print(f"demo tournament, {played} games, sandbox {args.sandbox}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}:")
     print(f"  -j 1: {one:7.1f} games/s  (main process: {main_one:.2f} ms CPU per game)")
     print(f"  -j 2: {two:7.1f} games/s  (main process: {main_two:.2f} ms CPU per game)")
     print(f"  ratio -j 2 / -j 1: {two / one:.2f}  (a bare multiprocessing.Pool of pure CPU work, "
           f"measured now: {bare_pool_ratio():.2f})")
+    if isinstance(on_cluster, ArenaError):
+        print(f"  --scheduler local:2: not measured ({on_cluster})")
+    else:
+        rate, main_cluster, started = on_cluster
+        print(f"  --scheduler local:2: {rate:7.1f} games/s  (main process, with Dask's scheduler: "
+              f"{main_cluster:.2f} ms CPU per game; cluster started in {started:.1f} s, not counted)")
+        print(f"  ratio local:2 / -j 2: {rate / two:.2f}")
 
     games = synthetic_games(args.games)
     with tempfile.TemporaryDirectory() as folder:

@@ -83,13 +83,13 @@ def test_a_whole_number_suits_a_float_option(plugins):
 
 def test_the_registered_defaults_fill_in_what_a_spec_leaves_out(plugins):
     bot = parse_spec("mcts:iterations=7", plugins).factory(plugins)()
-    assert (bot.iterations, bot.exploration, bot.time_fraction) == (7, 1.4, 0.5)
+    assert (bot.iterations, bot.exploration, bot.time_fraction) == (7, 0.5, 0.5)
 
 
 def test_arena_bots_lists_each_bots_options():
     out = CliRunner().invoke(cli, ["bots"]).output
     line = next(line for line in out.splitlines() if line.startswith("mcts "))
-    assert "iterations=0, exploration=1.4, time_fraction=0.5" in line
+    assert "iterations=0, exploration=0.5, time_fraction=0.5" in line
 
 
 # -- options reach the bot, in-process and sandboxed --

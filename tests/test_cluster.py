@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import subprocess
 import sys
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -24,7 +27,11 @@ from arena.tournament.schedule import build_schedule
 from arena.tournament.store import open_store
 from arena_bots.random_bot import RandomBot
 
-distributed = pytest.importorskip("distributed")
+try:
+    import distributed
+except ImportError:  # the dask extra is not installed: only the tests that need no cluster run
+    distributed = None
+needs_dask = pytest.mark.skipif(distributed is None, reason="needs the dask extra: pip install -e '.[dask]'")
 
 
 class Quitter(RandomBot):
@@ -67,6 +74,23 @@ class WorkerKiller(RandomBot):
             os.kill(os.getpid(), signal.SIGKILL)
 
 
+class SchedulerKiller(RandomBot):
+    """A random bot that SIGKILLs the process ``pid`` (a Dask scheduler) when it starts its second game."""
+
+    games = 0
+
+    def __init__(self, pid: int) -> None:
+        super().__init__()
+        self.pid = pid
+
+    def start(self, info: dict) -> None:
+        super().start(info)
+        SchedulerKiller.games += 1
+        if SchedulerKiller.games == 2:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
 def write_tournament(folder: Path, bots: list[str], games: str, deals: int = 2, name: str = "cup") -> str:
     lines = [f'[tournament]\nname = "{name}"\nseed = 11\ndeals = {deals}\n']
     for game in games.split(","):
@@ -103,6 +127,7 @@ def pretend_older_bots() -> None:
     get_plugins().infos["reference-bots"].version = "0.0.1"
 
 
+@needs_dask
 def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_path):
     bots = ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"', 'spec = "quitter=py:test_cluster:Quitter"']
     path = write_tournament(tmp_path, bots, "modern-art:3,silk-road:3", deals=3)
@@ -124,6 +149,7 @@ def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_pat
     assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/t1/d3/r3 arena\.tournament: finished in ", log)
 
 
+@needs_dask
 def test_a_worker_lost_mid_block_still_leaves_every_game_stored_once(tmp_path):
     marker = tmp_path / "killed"
     bots = ['spec = "random"', f'spec = "killer=py:test_cluster:WorkerKiller"\noptions = {{ marker = "{marker}" }}',
@@ -142,21 +168,24 @@ def test_a_worker_lost_mid_block_still_leaves_every_game_stored_once(tmp_path):
             == (tmp_path / "local" / "cup" / "leaderboard.json").read_text())
 
 
+@needs_dask
 def test_a_worker_with_other_plugin_versions_is_refused_before_any_game(tmp_path, cluster):
     worker = sorted(cluster.scheduler_info()["workers"])[0]
     cluster.run(pretend_older_bots, workers=[worker])
     path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
     result = run(path, "--scheduler", cluster.scheduler.address)
-    here = f"arena-bots {version('arena-bots')}"
-    differing = "; ".join(f"bot {bot} from arena-bots 0.0.1 on the worker, {here} here"
-                          for bot in sorted(installation()["bots"]) if installation()["bots"][bot] == here)
     assert result.exit_code == 2
-    assert result.output.strip() == (f"Error: worker {worker} does not match this machine: {differing}; "
-                                     f"install the same arena and plugin versions on every worker")
+    message = result.output.strip()
+    assert message.startswith(f"Error: worker {worker} does not match this machine: bot appraiser from "
+                              f"arena-bots 0.0.1 on the worker, arena-bots {version('arena-bots')} here; ")
+    assert message.endswith("; install the same arena and plugin versions on every worker")
+    assert "\n" not in message and "other workers" not in message
     assert not (tmp_path / "results").exists()
 
 
+@needs_dask
 def test_a_worker_that_joins_after_the_handshake_is_refused_by_its_first_block(tmp_path, cluster, plugins):
+    # the cluster's own executor, handed to the runner without the handshake: as if its workers joined later
     cluster.run(pretend_older_bots)
     path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
     tournament = load_tournament(path, plugins)
@@ -165,6 +194,40 @@ def test_a_worker_that_joins_after_the_handshake_is_refused_by_its_first_block(t
         run_tournament(tournament, plugins, jobs=2, sandbox="none", executor=cluster.get_executor(),
                        progress_stream=open(os.devnull, "w"))
     assert stored_records(tmp_path / "results" / "cup") == []
+
+
+@needs_dask
+def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_rerun_resumes(tmp_path):
+    address_file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    scheduler = subprocess.Popen([*dask, "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file",
+                                  str(address_file)], stderr=subprocess.DEVNULL)
+    workers = subprocess.Popen([*dask, "worker", "--scheduler-file", str(address_file), "--nworkers", "2",
+                                "--nthreads", "1", "--no-dashboard"], stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
+    try:
+        while not address_file.exists() or not address_file.read_text():
+            assert scheduler.poll() is None and workers.poll() is None, "the scheduler or the workers did not start"
+            time.sleep(0.1)
+        address = json.loads(address_file.read_text())["address"]
+        killer = f'spec = "killer=py:test_cluster:SchedulerKiller"\noptions = {{ pid = {scheduler.pid} }}'
+        bots = ['spec = "random"', killer, 'spec = "appraiser"']
+        path = write_tournament(tmp_path, bots, "modern-art:3", deals=6)
+        lost = run(path, "--scheduler", address, "--sandbox", "none", "--results", "cluster")
+        assert lost.exit_code == 2
+        assert lost.output.strip().splitlines()[-1] == (
+            f"Error: lost the Dask scheduler at {address}; the games finished so far are stored: "
+            f"run the same command again to resume")
+        assert len(stored_records(tmp_path / "cluster" / "cup")) < 6 * 3
+    finally:
+        workers.terminate()
+        scheduler.kill()
+        workers.wait()
+        scheduler.wait()
+    resumed = run(path, "-j", "2", "--sandbox", "none", "--results", "cluster")
+    assert resumed.exit_code == 0, resumed.output
+    assert run(path, "-j", "2", "--sandbox", "none", "--results", "local").exit_code == 0
+    assert stored_records(tmp_path / "cluster" / "cup") == stored_records(tmp_path / "local" / "cup")
 
 
 def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tmp_path, plugins):
@@ -193,19 +256,20 @@ def test_a_block_refuses_to_play_on_a_worker_unlike_the_coordinator():
         play_block(Block(()), coordinator)
 
 
+@needs_dask
 @pytest.mark.parametrize("address, message", [
     ("local:0", "Error: --scheduler local:0: expected local:N with N from 1 to 256 (worker processes on this "
                 "machine), or a scheduler's address like tcp://host:8786"),
     ("local:two", "Error: --scheduler local:two: expected local:N with N from 1 to 256 (worker processes on this "
                   "machine), or a scheduler's address like tcp://host:8786"),
     ("udp://host:8786", "Error: --scheduler udp://host:8786: cannot reach a Dask scheduler there (unknown address "
-                        "scheme 'udp' (known schemes: ['inproc', 'tcp', 'tls', 'ucx', 'ws', 'wss']))"),
+                        "scheme 'udp' (known schemes: "),
 ])
 def test_a_bad_scheduler_address_is_one_line(tmp_path, address, message):
     path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"'], "modern-art:3")
     result = run(path, "--scheduler", address)
     assert result.exit_code == 2
-    assert result.output.strip() == message
+    assert result.output.startswith(message) and result.output.count("\n") == 1
 
 
 def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkeypatch):

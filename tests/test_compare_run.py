@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import signal
 import sqlite3
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -35,6 +39,14 @@ class OtherSeedRandom(RandomBot):
 
     def start(self, info: dict) -> None:
         super().start({**info, "seed": info["seed"] + 1})
+
+
+class SlowRandom(RandomBot):
+    """The random bot taking two milliseconds per decision, so that a comparison lasts long enough to stop."""
+
+    def decide(self, request: dict) -> dict:
+        time.sleep(0.002)
+        return super().decide(request)
 
 
 MA4 = ["compare", "modern-art", "--players", "4", "--sandbox", "none", "-j", "2"]
@@ -104,13 +116,14 @@ def test_the_verdict_and_its_games_are_the_same_for_any_number_of_workers():
 
 
 def test_a_comparison_resumes_and_ends_as_an_uninterrupted_one(isolated):
-    args = [*MA4, "--candidate", "other=py:test_compare_run:OtherSeedRandom", "--baseline", "random", "--seed", "2"]
+    args = [*MA4, "--candidate", "weak=py:test_compare_run:HalfRandomAppraiser", "--baseline", "appraiser"]
     short = run(*args, "--max-games", "40", "--json")
     assert short.exit_code == 3 and outcome_of(short)["verdict"] == "no-verdict"
     assert "the most --max-games allows" in run(*args, "--max-games", "40").stdout
     resumed = outcome_of(run(*args, "--json"))
     whole = outcome_of(run(*args, "--name", "whole", "--json"))
-    assert resumed["played_now"] == resumed["games"] - 40
+    # the 40 stored games are not played again; at most 2 per worker finish after the verdict, uncounted
+    assert resumed["games"] - 40 <= resumed["played_now"] <= resumed["games"] - 40 + 4
     assert {k: v for k, v in resumed.items() if k not in ("comparison", "results", "played_now")} == \
            {k: v for k, v in whole.items() if k not in ("comparison", "results", "played_now")}
     again = outcome_of(run(*args, "--json"))
@@ -186,3 +199,36 @@ def test_the_installed_command_exits_with_the_verdict(isolated):
     assert "Verdict: REGRESSION" in completed.stdout
     with sqlite3.connect(isolated / "results" / "compare-silk-road-random-vs-trader" / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 8
+
+
+def stored_orders(folder: Path) -> set[int]:
+    try:
+        with sqlite3.connect(folder / "results.sqlite") as db:
+            return {seq for (seq,) in db.execute("SELECT seq FROM games")}
+    except sqlite3.Error:
+        return set()
+
+
+@pytest.mark.skipif(shutil.which("arena") is None, reason="the arena command is not installed")
+def test_ctrl_c_keeps_the_finished_games_and_the_same_command_goes_on(isolated):
+    command = ["arena", "compare", "modern-art", "--players", "4", "--candidate", "slow=py:test_compare_run:SlowRandom",
+               "--baseline", "random", "--sandbox", "none", "-j", "2", "--no-sprt", "--name", "stop"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    folder = isolated / "results" / "stop"
+    process = subprocess.Popen([*command, "--deals", "500"], cwd=isolated, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(stored_orders(folder)) < 10 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "run the same command again to go on" in err
+    kept = stored_orders(folder)
+    assert len(kept) >= 10
+    again = subprocess.run([*command, "--deals", "3", "--json"], cwd=isolated, env=env, capture_output=True,
+                           text=True, timeout=120)
+    outcome = json.loads(again.stdout)
+    assert outcome["games"] == 24
+    assert outcome["played_now"] == len(set(range(24)) - kept)  # only what was missing is played
+    assert stored_orders(folder) == kept | set(range(24))

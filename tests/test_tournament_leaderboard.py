@@ -37,7 +37,7 @@ def make_tournament(name="lb"):
 def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
     outcome = run_tournament(make_tournament(), get_plugins(), root=str(root), jobs=2, sandbox="none",
-                             progress_stream=open(os.devnull, "w"))
+                             progress_stream=io.StringIO())
     assert outcome.played == outcome.total == 4 * 2 * 3 + 4 * 2 * 3  # C(4, 3) tables per game
     store = open_store(outcome.folder)
     write_files(outcome.folder, build_leaderboard(store))
@@ -52,6 +52,11 @@ def records(folder):
         return [json.loads(text) for text in store.records()]
     finally:
         store.close()
+
+
+def read(folder: str, name: str) -> str:
+    with open(os.path.join(folder, name), encoding="utf-8") as handle:
+        return handle.read()
 
 
 def expected_ratings(records, game):
@@ -73,7 +78,7 @@ def section(board, name):
 
 
 def test_standings_match_the_records(folder, records):
-    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    board = json.loads(read(folder, "leaderboard.json"))
     assert [s["game"] for s in board["sections"]] == ["modern-art", "silk-road", "overall"]
     assert (board["games"], board["scheduled"]) == (len(records), len(records))
     for game in ("modern-art", "silk-road"):
@@ -97,7 +102,7 @@ def test_standings_match_the_records(folder, records):
 
 
 def test_head_to_head_counts_match_the_records(folder, records):
-    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    board = json.loads(read(folder, "leaderboard.json"))
     pairs = section(board, "silk-road")["head_to_head"]
     above = sum(1 for r in records if r["game"] == "silk-road" and "trader" in r["players"] and "random" in r["players"]
                 and r["result"]["ranks"][r["players"].index("trader")] < r["result"]["ranks"][r["players"].index("random")])
@@ -107,7 +112,7 @@ def test_head_to_head_counts_match_the_records(folder, records):
 
 
 def test_the_overall_section_combines_the_games_by_the_stated_rule(folder):
-    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
+    board = json.loads(read(folder, "leaderboard.json"))
     games = [{row["bot"]: Rating(row["mu"], row["sigma"]) for row in section(board, g)["standings"]}
              for g in ("modern-art", "silk-road")]
     overall = {row["bot"]: row for row in section(board, "overall")["standings"]}
@@ -122,8 +127,8 @@ def test_the_overall_section_combines_the_games_by_the_stated_rule(folder):
 
 
 def test_the_files_say_the_same_in_markdown_and_csv(folder):
-    board = json.loads(open(os.path.join(folder, "leaderboard.json")).read())
-    markdown = open(os.path.join(folder, "leaderboard.md")).read()
+    board = json.loads(read(folder, "leaderboard.json"))
+    markdown = read(folder, "leaderboard.md")
     assert markdown.startswith(f"# Tournament lb: {board['games']} of {board['games']} games played\n")
     assert "## modern-art (24 of 24 games)" in markdown and "## all games (48 of 48 games)" in markdown
     assert "- trader is left out: it does not play modern-art" in markdown
@@ -132,7 +137,7 @@ def test_the_files_say_the_same_in_markdown_and_csv(folder):
                      r"+mean money \| +faults \|$", markdown, re.MULTILINE)
     best = section(board, "silk-road")["standings"][0]
     assert f"| {best['bot']}" in markdown and f"{best['mu']:.2f}" in markdown
-    rows = list(csv.DictReader(io.StringIO(open(os.path.join(folder, "leaderboard.csv")).read())))
+    rows = list(csv.DictReader(io.StringIO(read(folder, "leaderboard.csv"))))
     assert list(rows[0]) == ["section", "rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean_rank",
                              "mean_money", "faults"]
     assert [row["section"] for row in rows].count("overall") == 5

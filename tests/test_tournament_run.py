@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -98,9 +98,9 @@ def test_one_and_two_workers_give_identical_records_and_ratings(tmp_path):
 
 def test_a_rerun_resumes_without_playing_stored_games_again(tmp_path, plugins):
     tournament = load_tournament(write_tournament(tmp_path, bots=MIXED), plugins)
-    first = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=open(os.devnull, "w"))
+    first = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=io.StringIO())
     assert (first.played, first.stored, first.total) == (30, 30, 30)
-    again = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=open(os.devnull, "w"))
+    again = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=io.StringIO())
     assert (again.stored_before, again.played) == (30, 0)
 
 

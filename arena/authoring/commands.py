@@ -63,12 +63,12 @@ def check_bot(ctx, spec, game_name, games, seed, sandbox, move_ms, bank_ms, star
 
     BOT is a bot spec (NAME, NAME:key=value,..., NAME=cmd:COMMAND or
     NAME=py:MODULE:CLASS). For each game it plays, BOT plays --games games
-    against `random` (every player count and seat in turn); the first two are
-    played twice with the same seeds. The report gives per game: games
-    played, faults by kind with the first examples, decision-time percentiles
-    against the limits, the bot's mean rank, and whether its moves were the
-    same both times (a bot drawing its randomness from its seed, not the
-    clock, is deterministic).
+    against `random` (every player count and seat in turn), and the first two
+    games once more with the same deals and seeds. The report gives per game:
+    games played, faults by kind with the first examples, decision-time
+    percentiles against the limits, the bot's mean rank, and whether its moves
+    were the same the second time (a bot drawing its randomness from its
+    seed, not from the clock, is deterministic).
 
     Exit status: 0 no fault; 1 the bot faulted; 2 bad usage or input.
     """

@@ -2,7 +2,7 @@
 
 A Dask task costs about 2-3 ms of scheduling against 0.1-0.15 ms for a local
 process pool, more than a fast game takes (an in-process Modern Art game takes
-about 3 ms). So a task plays a block of games and returns all their records:
+1.5 to 3 ms). So a task plays a block of games and returns all their records:
 whole deals (a deal in all its seat rotations), as many consecutive ones as
 fit in about :data:`TARGET_SECONDS` of play, judged from the blocks already
 played. The first blocks are one deal each; a block never splits a deal.

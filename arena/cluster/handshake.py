@@ -61,7 +61,7 @@ def mismatch_message(worker: str, found: list[str], others: int = 0) -> str:
     shown = "; ".join(found[:SHOWN_DIFFERENCES])
     if len(found) > SHOWN_DIFFERENCES:
         shown += f"; and {len(found) - SHOWN_DIFFERENCES} more"
-    also = f" ({others} other workers differ too)" if others else ""
+    also = {0: "", 1: " (1 other worker differs too)"}.get(others, f" ({others} other workers differ too)")
     return (f"worker {worker} does not match this machine: {shown}{also}; "
             f"install the same arena and plugin versions on every worker")
 

@@ -12,7 +12,8 @@ A game's outcome is handed over once, however many times its block was played
 (Dask plays a block again when the worker playing it is lost). A block that
 fails as a whole (every worker that tried it died: Dask's ``KilledWorker``)
 fails each of its games; rerunning the tournament retries them. A worker that
-does not match the coordinator's installation stops the run (:class:`ClusterError`).
+does not match the coordinator's installation, or a lost scheduler, stops the
+run (:class:`ClusterError`).
 
 Stopping (Ctrl-C, or :meth:`ExecutorPool.stop`): the blocks not yet returned
 are cancelled and their games left for the next run.

@@ -17,8 +17,8 @@ from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.seating import SANDBOX_MODES
+from arena.tournament.commands import EXIT_INTERRUPTED
 
-EXIT_INTERRUPTED = 130
 DEFAULT_MAX_GAMES = 2000
 
 
@@ -46,7 +46,8 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
               help="A game option (repeat); V is read as JSON when it parses.")
 @click.option("--sprt", "bounds", default="0,-20", show_default=True, metavar="ELO0,ELO1",
-              callback=_sprt_bounds, help="H0: Elo-like difference ELO0 (no regression); H1: ELO1 < ELO0 (a regression).")
+              callback=_sprt_bounds,
+              help="H0: Elo-like difference ELO0 (no regression); H1: ELO1 < ELO0 (a regression).")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Chance of declaring a regression when the candidate is as strong as ELO0 (false alarm).")
 @click.option("--beta", type=float, default=0.05, show_default=True,

@@ -7,8 +7,8 @@ exports and replays like a tournament. The statistics, though, take blocks
 strictly in schedule order: a block counts once all its games are in and
 every block before it has counted, and the test is checked after each. So
 the verdict, and the number of games it needed, are the same for any ``-j``
-and after a resume; games that finished beyond the deciding block are stored
-but not counted.
+and after a resume. Once the test decides, no new game starts; the few still
+being played (at most two per worker) finish and are stored, but not counted.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import contextlib
 import json
 import logging
 import os
-from typing import Any, TextIO
+from typing import Any, Iterator, TextIO
 
 from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
@@ -27,6 +27,7 @@ from arena.tournament.logs import TournamentLog
 from arena.tournament.progress import Tally, make_progress
 from arena.tournament.runner import LOG_FILE, folder_lock
 from arena.tournament.store import Store, create_or_resume, remove_store
+from arena.tournament.tasks import GameTask
 from arena.tournament.workers import WorkerPool
 
 log = logging.getLogger("arena.compare")
@@ -107,10 +108,12 @@ def _feed_stored(store: Store, design: Design, feed: BlockFeed) -> set[int]:
     return stored
 
 
-def _play(store: Store, folder: str, design: Design, plugins: Any, feed: BlockFeed, stored: set[int], jobs: int | None,
-          sandbox: str, progress_stream: TextIO | None, progress_every: float) -> int:
+def _play(store: Store, folder: str, design: Design, plugins: Any, feed: BlockFeed, stored: set[int],
+          jobs: int | None, sandbox: str, progress_stream: TextIO | None, progress_every: float) -> int:
     """Play the blocks still needed, storing every game; the number of games played."""
     total = feed.max_blocks * design.games_per_block
+    remaining = feed.max_blocks - feed.blocks
+    workers = max(1, min(jobs or os.cpu_count() or 1, remaining * design.games_per_block))
     totals = store.bot_totals()
     tally = Tally(total, len(stored), {row[0]: row[2] for row in totals}, {row[0]: row[1] for row in totals})
     failures: list[str] = []
@@ -118,7 +121,7 @@ def _play(store: Store, folder: str, design: Design, plugins: Any, feed: BlockFe
     run_log = TournamentLog(os.path.join(folder, LOG_FILE))
     try:
         log.info("comparison %s: blocks %d to %d of %s, %s workers, sandbox %s", design.name, feed.blocks + 1,
-                 feed.max_blocks, design.game, jobs, sandbox)
+                 feed.max_blocks, design.game, workers, sandbox)
         progress = make_progress(design.name, tally, progress_stream, progress_every)
 
         def done(task: Any, finished: tuple) -> None:
@@ -128,18 +131,20 @@ def _play(store: Store, folder: str, design: Design, plugins: Any, feed: BlockFe
             seats = finished[1]
             progress.game_done([row[3] for row in seats], [row[5] for row in seats])
             feed.add(task.order, {"money": [row[4] for row in seats], "ranks": [row[5] for row in seats]})
-            if feed.done:
-                pool.stop()
 
         def failed(task: Any, reason: str) -> None:
             failures.append(f"{task.game_id}: {reason}")
-            pool.stop()
 
-        remaining = feed.max_blocks - feed.blocks
-        pool = WorkerPool(max(1, min(jobs or os.cpu_count() or 1, remaining * design.games_per_block)),
-                          done, failed, on_idle=progress.tick)
+        def needed() -> Iterator[GameTask]:
+            """The schedule's tasks until a verdict or a failure: games in flight then finish normally."""
+            for task in design.tasks(feed.blocks, remaining, sandbox, plugins, skip=stored):
+                if feed.done or failures:
+                    return
+                yield task
+
+        pool = WorkerPool(workers, done, failed, on_idle=progress.tick)
         try:
-            stopped = pool.run(design.tasks(feed.blocks, remaining, sandbox, plugins, skip=stored))
+            stopped = pool.run(needed())
         finally:
             progress.finish()
         log.info("comparison %s: %d games played now, %d blocks counted, verdict %s", design.name, played,

@@ -5,7 +5,8 @@ One module per job:
 - ``config``: reads and checks a tournament file (TOML);
 - ``schedule``: the tables, deals and seat rotations, and every game's id, setup and seeds;
 - ``tasks``: a game task (a plain picklable description) and ``play_task``, which plays it;
-- ``runner``: plays the tasks in worker processes and hands each record back as it finishes;
+- ``workers``: plays tasks in worker processes and hands each result back as it finishes;
+- ``runner``: a whole run: schedule, store, workers, log and progress put together;
 - ``progress``: the progress bar on a terminal, plain periodic lines elsewhere;
 - ``logs``: one log file per tournament, fed by every worker (multiprocessing-logging);
 - ``store``: the results database (SQLite), resumable;

@@ -20,8 +20,8 @@ EXIT_INTERRUPTED = 130
 @click.command()
 @click.argument("tournament_file", metavar="TOURNAMENT.toml")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes playing games at once  [default: the machine's cores; with --scheduler, "
-                   "blocks of games at once, default the cluster's worker threads]")
+              help="Worker processes playing games at once (with --scheduler: blocks of games played at once)  "
+                   "[default: the machine's cores; with --scheduler, the cluster's worker threads]")
 @click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
               help="Folder holding the tournaments' results; this one goes to ROOT/NAME.")
 @click.option("--fresh", is_flag=True, help="Discard the results stored for this tournament and start over.")

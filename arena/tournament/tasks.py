@@ -10,6 +10,7 @@ processes are reused across its games instead of started for each.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,13 +40,14 @@ class GameTask:
     sandbox: str
 
 
-#: this process's seat pools, by (process id, sandbox, limits); a forked worker starts its own
+#: this process's seat pools, by (process id, thread, sandbox, limits); a forked worker starts its own, and
+#: each thread of a multi-threaded worker (a Dask worker's) its own, since a pool is not shared between games
 _pools: dict[tuple, SeatPool] = {}
 
 
 def seat_pool(plugins: Any, sandbox: str, limits: Limits) -> SeatPool:
-    """The seat pool of this process for ``sandbox`` and ``limits``."""
-    key = (os.getpid(), sandbox, limits)
+    """The seat pool of this process and thread for ``sandbox`` and ``limits``."""
+    key = (os.getpid(), threading.get_ident(), sandbox, limits)
     pool = _pools.get(key)
     if pool is None:
         pool = _pools[key] = SeatPool(plugins, sandbox, limits)

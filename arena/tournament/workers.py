@@ -44,9 +44,12 @@ TASKS_PER_WORKER = 2
 STOP_WAIT_SECONDS = 30.0
 
 
-class StopRequested(BaseException):
-    """Raised in a worker playing a game when it is asked to stop (not an ``Exception``:
-    nothing in the game loop may swallow it)."""
+class StopRequested(KeyboardInterrupt):
+    """Raised in a worker playing a game when it is asked to stop.
+
+    A ``KeyboardInterrupt``, as Ctrl-C's own exception is: neither the game loop's
+    ``except Exception`` nor the logging handlers (which re-raise it) swallow it.
+    """
 
 
 _stopping = False

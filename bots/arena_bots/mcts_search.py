@@ -60,10 +60,10 @@ class Node:
 class Search:
     """One decision's search tree, grown an iteration at a time from determinized states."""
 
-    def __init__(self, policy: Any, exploration: float, rng: random.Random, preference: float = PREFERENCE) -> None:
+    def __init__(self, policy: Any, exploration: float, rng: random.Random) -> None:
         self.policy = policy
         self.exploration = exploration
-        self.preference = preference
+        self.preference = PREFERENCE
         self.rng = rng
         self.root = Node(None, None)
         self.iterations = 0

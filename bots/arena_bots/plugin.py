@@ -33,5 +33,5 @@ def register_bots(register):
         MctsBot,
         games=["modern-art", "silk-road"],
         description="information-set Monte Carlo tree search over sampled deals, with value-guided rollouts",
-        options={"iterations": 0, "exploration": 1.4, "time_fraction": 0.5},
+        options={"iterations": 0, "exploration": 0.5, "time_fraction": 0.5},
     )
