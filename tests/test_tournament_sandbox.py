@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -61,6 +62,18 @@ def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
     assert played == records(tmp_path / "trusted" / "boxed")
 
 
+def stored(folder: Path) -> int:
+    """Games stored so far, read while the run writes (0 before the store exists)."""
+    try:
+        db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
 def descendants(root: int) -> set[int]:
     """Every living process below ``root`` (bots run in sessions of their own, so the tree finds them)."""
     children: dict[int, list[int]] = {}
@@ -99,19 +112,18 @@ def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     seen: set[int] = set()
     deadline = time.monotonic() + 60
-    store = tmp_path / "results" / "boxed" / "results.sqlite"
-    while time.monotonic() < deadline and len(seen) < 2 + 4:  # two workers, and bots under them
+    folder = tmp_path / "results" / "boxed"
+    while time.monotonic() < deadline and (len(seen) < 2 + 4 or stored(folder) < 2):  # two workers, their bots
         seen |= descendants(process.pid)
         time.sleep(0.05)
-    time.sleep(0.5)
     seen |= descendants(process.pid)
-    assert store.exists() and len(seen) >= 6
+    assert len(seen) >= 6 and stored(folder) >= 2
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "stopped:" in err and "Traceback" not in err
     assert alive(seen) == set()
-    assert 0 < len(records(tmp_path / "results" / "boxed")) < 200 * 5
+    assert 2 <= len(records(folder)) < 200 * 5
 
 
 CHATTY_BOT = """
