@@ -8,7 +8,6 @@ no traceback reaches the user.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 from typing import Any

@@ -13,7 +13,6 @@ being played (at most two per worker) finish and are stored, but not counted.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -25,8 +24,8 @@ from arena.compare.stats import PairedStats, Sprt
 from arena.errors import CompareError
 from arena.tournament.logs import TournamentLog
 from arena.tournament.progress import Tally, make_progress
-from arena.tournament.runner import LOG_FILE, folder_lock
-from arena.tournament.store import Store, create_or_resume, remove_store
+from arena.tournament.runner import LOG_FILE, results_folder
+from arena.tournament.store import Store, create_or_resume
 from arena.tournament.tasks import GameTask
 from arena.tournament.workers import WorkerPool
 
@@ -75,13 +74,7 @@ def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    folder = os.path.join(root, design.name)
-    os.makedirs(folder, exist_ok=True)
-    with folder_lock(folder):
-        if fresh:
-            remove_store(folder)
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(os.path.join(folder, LOG_FILE))
+    with results_folder(root, design.name, fresh) as folder:
         store = create_or_resume(folder, design.definition(), design.digest(), design.plan(max_blocks),
                                  max_blocks * design.games_per_block, f"comparison {design.name}")
         try:

@@ -148,6 +148,31 @@ class Game:
         raise NotImplementedError
 
 
+def check_card_ids(cards: list[int], count: int, problem: Callable[[str], Exception]) -> None:
+    """Refuse a setup's card ids that are unknown or appear twice (protocol.md section 5).
+
+    ``problem(message)`` makes the game's :class:`arena.errors.SetupError`.
+    """
+    seen = set()
+    for card in cards:
+        if not 0 <= card < count:
+            raise problem(f"unknown card id {card} (ids are 0 to {count - 1})")
+        if card in seen:
+            raise problem(f"card {card} appears twice")
+        seen.add(card)
+
+
+def check_setup_money(setup: dict, players: int, problem: Callable[[str], Exception]) -> None:
+    """Refuse a setup's ``money`` (when given) unless it lists one whole, non-negative number per seat."""
+    if "money" not in setup:
+        return
+    money = setup["money"]
+    if not isinstance(money, list) or len(money) != players or not all(type(m) is int for m in money):
+        raise problem(f"money must list {players} integers, got {money!r}")
+    if any(m < 0 for m in money):
+        raise problem(f"money cannot be negative, got {money!r}")
+
+
 def competition_ranks(money: list[int]) -> list[int]:
     """Rank 1 = most money; equal money, equal rank; 50, 50, 30 gives 1, 1, 3."""
     return [1 + sum(1 for other in money if other > mine) for mine in money]

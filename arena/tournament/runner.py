@@ -47,19 +47,26 @@ class RunOutcome:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str) -> Iterator[None]:
-    """Hold the results folder for this run; a second run on it is refused.
+def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
+    """Create and hold ``ROOT/NAME`` for this run (a second run on it is refused); yield its path.
 
-    A POSIX record lock (``lockf``), not ``flock``: forked workers do not inherit
+    With ``fresh``, the folder's store and log are discarded first. The lock is a
+    POSIX record lock (``lockf``), not ``flock``: forked workers do not inherit
     it, so a run killed with SIGKILL frees its folder at once, even while its
     orphaned workers wind down.
     """
+    folder = os.path.join(root, name)
+    os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, LOCK_FILE), "w") as handle:
         try:
             fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise StoreError(f"{folder} is being written by another arena run; wait for it to finish") from None
-        yield
+        if fresh:
+            remove_store(folder)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(folder, LOG_FILE))
+        yield folder
 
 
 def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results", jobs: int | None = None,
@@ -72,13 +79,7 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
         blocks of games at a time, instead of in ``jobs`` local worker processes.
     :param progress_stream: where progress goes (default stderr; a bar if it is a terminal).
     """
-    folder = os.path.join(root, tournament.name)
-    os.makedirs(folder, exist_ok=True)
-    with folder_lock(folder):
-        if fresh:
-            remove_store(folder)
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(os.path.join(folder, LOG_FILE))
+    with results_folder(root, tournament.name, fresh) as folder:
         schedule = build_schedule(tournament, plugins)
         store = create_or_resume(folder, tournament.definition(), tournament.digest(), schedule.summary(),
                                  schedule.total, tournament.path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 from arena.errors import SetupError
+from arena.games.base import check_card_ids, check_setup_money
 from arena.games.modern_art.cards import CARD_COUNT, DEALS, START_MONEY
 
 MIN_PLAYERS = 3
@@ -76,19 +77,8 @@ def check_setup(setup: object, phantom: bool) -> None:
     cards += _id_list("deck", setup["deck"])
     if phantom:
         cards += _id_list("phantom", setup["phantom"])
-    seen = set()
-    for card in cards:
-        if not 0 <= card < CARD_COUNT:
-            raise _problem(f"unknown card id {card} (ids are 0 to {CARD_COUNT - 1})")
-        if card in seen:
-            raise _problem(f"card {card} appears twice")
-        seen.add(card)
-    if "money" in setup:
-        money = setup["money"]
-        if not isinstance(money, list) or len(money) != players or not all(type(m) is int for m in money):
-            raise _problem(f"money must list {players} integers, got {money!r}")
-        if any(m < 0 for m in money):
-            raise _problem(f"money cannot be negative, got {money!r}")
+    check_card_ids(cards, CARD_COUNT, _problem)
+    check_setup_money(setup, players, _problem)
     first = setup["first"]
     if type(first) is not int or not 0 <= first < players:
         raise _problem(f"first must be a seat from 0 to {players - 1}, got {first!r}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 from arena.errors import SetupError
+from arena.games.base import check_card_ids, check_setup_money
 from arena.games.silk_road.cards import CARD_COUNT, HAND_SIZE, SLOTS
 
 MIN_PLAYERS = 2
@@ -33,6 +34,10 @@ def random_setup(players: int, start_money: int, rng: random.Random) -> dict:
         "money": [start_money] * players,
         "first": rng.randrange(players),
     }
+
+
+def _problem(message: str) -> SetupError:
+    return SetupError(f"silk-road setup: {message}")
 
 
 def _is_int(value: object) -> bool:
@@ -71,19 +76,8 @@ def check_setup(setup: object) -> None:
                          f"got {len(market)}")
     cards += [card for card in market if card is not None]
     cards += _id_list("deck", setup["deck"])
-    seen = set()
-    for card in cards:
-        if not 0 <= card < CARD_COUNT:
-            raise SetupError(f"silk-road setup: unknown card id {card} (ids are 0 to {CARD_COUNT - 1})")
-        if card in seen:
-            raise SetupError(f"silk-road setup: card {card} appears twice")
-        seen.add(card)
-    if "money" in setup:
-        money = setup["money"]
-        if not isinstance(money, list) or len(money) != players or not all(_is_int(m) for m in money):
-            raise SetupError(f"silk-road setup: money must list {players} integers, got {money!r}")
-        if any(m < 0 for m in money):
-            raise SetupError(f"silk-road setup: money cannot be negative, got {money!r}")
+    check_card_ids(cards, CARD_COUNT, _problem)
+    check_setup_money(setup, players, _problem)
     first = setup["first"]
     if not _is_int(first) or not 0 <= first < players:
         raise SetupError(f"silk-road setup: first must be a seat from 0 to {players - 1}, got {first!r}")
