@@ -38,7 +38,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, f
 
     The file (TOML) names the tournament, its seed, format (round-robin or
     gauntlet) and deals per table, the games with their seats per table and
-    options, the limits and the bots; see the project's documentation. It is
+    options, the limits and the bots (docs/tournaments.md has every key). It is
     checked before anything runs.
 
     Every game goes to ROOT/NAME/results.sqlite as it finishes. Running the same
