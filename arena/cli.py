@@ -145,8 +145,10 @@ def sandbox_option(function: Any) -> Any:
 @click.option("--bank-ms", type=click.IntRange(0), default=10000, show_default=True,
               help="Extra time per game, spent when a decision runs over --move-ms.")
 @click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
+@click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True,
+              help="Faults in one game after which a seat plays default actions without being asked.")
 def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, html_path, sandbox,
-         move_ms, start_ms, bank_ms, memory_mb) -> None:
+         move_ms, start_ms, bank_ms, memory_mb, max_faults) -> None:
     """Play one game of GAME between the given bots and print what happened.
 
     Prints a readable account (every auction or delivery, each scoring, faults,
@@ -171,7 +173,8 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
         game.check_setup(setup, options)
     else:
         setup = game.random_setup(len(entrants), options, random.Random(seed))
-    limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb)
+    limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb,
+                    max_faults=max_faults)
     names = [entrant.name for entrant in entrants]
     seats = []
     final: list = []

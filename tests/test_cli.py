@@ -149,3 +149,15 @@ def test_the_installed_command_plays_and_replays(tmp_path):
     assert check.returncode == 0 and "1 of 1 records replay exactly" in check.stdout
     module = subprocess.run(["python", "-m", "arena", "games"], capture_output=True, text=True)
     assert module.returncode == 0 and "silk-road" in module.stdout
+
+
+def test_play_records_faults_and_stops_asking_after_max_faults(tmp_path):
+    (tmp_path / "flybot.py").write_text(
+        "class Fly:\n    def decide(self, request):\n        return {'action': 'fly'}\n")
+    result = run("play", "modern-art", "-b", "random", "-b", "random", "-b", "fly=py:flybot:Fly",
+                 "--seed", "2", "--sandbox", "none", "--max-faults", "2", "--json")
+    record = json.loads(result.output)
+    assert [(f["seat"], f["kind"]) for f in record["faults"]] == [(2, "malformed"), (2, "malformed")]
+    # after the second fault the seat plays defaults unasked: the game still finishes and replays
+    assert sum(1 for move in record["moves"] if move["seat"] == 2) > 2
+    assert run("replay", "-", input=json.dumps(record)).exit_code == 0
