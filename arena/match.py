@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
+from time import perf_counter
 from dataclasses import dataclass, asdict
 from typing import Any
 
@@ -100,7 +100,7 @@ class InProcessBot:
         self.bot: Any = None
 
     def start(self, info: dict, limit_ms: float) -> None:
-        began = time.perf_counter()
+        began = perf_counter()
         try:
             self.bot = self.factory()
             start = getattr(self.bot, "start", None)
@@ -108,17 +108,17 @@ class InProcessBot:
                 start(info)
         except Exception as error:
             raise BotCrashed(f"start raised {error!r}") from None
-        used = (time.perf_counter() - began) * 1000
+        used = (perf_counter() - began) * 1000
         if used > limit_ms:
             raise BotTimeout(f"start took {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
 
     def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
-        began = time.perf_counter()
+        began = perf_counter()
         try:
             action = self.bot.decide(request)
         except Exception as error:
             raise BotCrashed(f"decide raised {error!r}") from None
-        used = (time.perf_counter() - began) * 1000
+        used = (perf_counter() - began) * 1000
         if used > limit_ms:
             raise BotTimeout(f"answered after {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
         return action, used
@@ -193,28 +193,32 @@ def play_game(
             fault(seat, "start", error.kind, str(error), None, clock=getattr(bot, "clock", "wall"))
             stopped[seat] = True
 
+    # the hot loop: one pass per decision, so what does not change between decisions is looked up once
     log_ = state.log
-    while state.seat is not None:
-        seat = state.seat
+    apply = state.apply
+    decides = [bot.decide for bot in bots]
+    #: each seat's time for its next decision (move time plus bank), recomputed only when its bank shrinks
+    allowed = [move_ms + banked for banked in bank]
+    while (seat := state.seat) is not None:
         decision = state.decision
         if stopped[seat]:
             action = state.default_action()
             moves.append({"seat": seat, "decision": decision, "action": action})
-            state.apply(action)
+            apply(action)
             continue
-        request = Request(type="decide", decision=decision, legal=state.legal,
-                          time_left_ms=int(move_ms + bank[seat]))
+        request = Request(type="decide", decision=decision, legal=state.legal, time_left_ms=int(allowed[seat]))
         request._state = state
         request._seat = seat
         request._first = cursors[seat]
         request._last = cursors[seat] = len(log_)
         try:
-            action, used = bots[seat].decide(request, move_ms + bank[seat])
+            action, used = decides[seat](request, allowed[seat])
             if used > move_ms:
                 bank[seat] -= used - move_ms
+                allowed[seat] = move_ms + bank[seat]
             if type(action) is not dict:
                 raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
-            state.apply(action)
+            apply(action)
             moves.append({"seat": seat, "decision": decision, "action": action})
         except BotFault as error:
             if error.stops_seat:
@@ -223,12 +227,12 @@ def play_game(
             fault(seat, decision, error.kind, str(error), len(moves),
                   **({"clock": getattr(error, "clock", None) or bots[seat].clock} if error.kind == "timeout" else {}))
             moves.append({"seat": seat, "decision": decision, "action": action})
-            state.apply(action)
+            apply(action)
         except ActionError as error:
             action = state.default_action()
             fault(seat, decision, error.fault_kind, str(error), len(moves))
             moves.append({"seat": seat, "decision": decision, "action": action})
-            state.apply(action)
+            apply(action)
 
     result = state.result()
     for seat, bot in enumerate(bots):
