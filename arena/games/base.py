@@ -173,6 +173,11 @@ def check_setup_money(setup: dict, players: int, problem: Callable[[str], Except
         raise problem(f"money cannot be negative, got {money!r}")
 
 
+def seat_names(players: list[str]) -> list[str]:
+    """Names for a readable account: an entry's name, with ``[seat]`` added when seats share it."""
+    return [f"{name}[{seat}]" if players.count(name) > 1 else name for seat, name in enumerate(players)]
+
+
 def competition_ranks(money: list[int]) -> list[int]:
     """Rank 1 = most money; equal money, equal rank; 50, 50, 30 gives 1, 1, 3."""
     return [1 + sum(1 for other in money if other > mine) for mine in money]

@@ -8,6 +8,8 @@ ranks are printed by the CLI itself.
 
 from __future__ import annotations
 
+from arena.games.base import seat_names
+
 
 def _card(card: dict) -> str:
     return f"{card['artist']} #{card['id']} ({card['auction'].replace('_', ' ')})"
@@ -18,9 +20,7 @@ class _Account:
 
     def __init__(self, names: list[str]) -> None:
         # the same bot often plays several seats: then its seat number tells them apart
-        if len(set(names)) < len(names):
-            names = [f"{name}#{seat}" for seat, name in enumerate(names)]
-        self.names = names
+        self.names = seat_names(names)
         self.lines: list[str] = []
         self.current: list[str] = []
         self.bids: list[str] = []

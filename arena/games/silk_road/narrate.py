@@ -8,10 +8,7 @@ prints the final money after it.
 
 from __future__ import annotations
 
-
-def seat_names(players: list[str]) -> list[str]:
-    """The names to print: an entry's name, with ``#seat`` added when two seats share it."""
-    return [f"{name} #{seat}" if players.count(name) > 1 else name for seat, name in enumerate(players)]
+from arena.games.base import seat_names
 
 
 def _goods_of(cards: list) -> str:
