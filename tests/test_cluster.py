@@ -24,8 +24,8 @@ from arena.plugins import get_plugins
 from arena.tournament.config import load_tournament
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
-from arena.tournament.store import open_store
 from arena_bots.random_bot import RandomBot
+from tournament_files import stored_records, write_tournament
 
 try:
     import distributed
@@ -91,27 +91,8 @@ class SchedulerKiller(RandomBot):
                 os.kill(self.pid, signal.SIGKILL)
 
 
-def write_tournament(folder: Path, bots: list[str], games: str, deals: int = 2, name: str = "cup") -> str:
-    lines = [f'[tournament]\nname = "{name}"\nseed = 11\ndeals = {deals}\n']
-    for game in games.split(","):
-        game_name, players = game.split(":")
-        lines.append(f'[[games]]\nname = "{game_name}"\nplayers = {players}\n')
-    lines += [f"[[bots]]\n{bot}\n" for bot in bots]
-    path = folder / f"{name}.toml"
-    path.write_text("\n".join(lines))
-    return str(path)
-
-
 def run(*args: str) -> object:
     return CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
-
-
-def stored_records(folder: Path) -> list[dict]:
-    store = open_store(str(folder))
-    try:
-        return [json.loads(record) for record in store.records()]
-    finally:
-        store.close()
 
 
 @pytest.fixture

@@ -22,6 +22,9 @@ from arena.tournament.runner import run_tournament
 from arena.tournament.store import open_store
 from arena_bots.random_bot import RandomBot
 
+import tournament_files
+from tournament_files import stored_records
+
 TESTS = Path(__file__).parent
 
 
@@ -46,29 +49,13 @@ MIXED = ("random", "trader", "r2=py:arena_bots.random_bot:RandomBot", "r3=py:are
 
 def write_tournament(folder: Path, name: str = "cup", deals: int = 2, bots: tuple = MIXED,
                      games: str = "modern-art:3,silk-road:3", seed: int = 5) -> str:
-    lines = [f'[tournament]\nname = "{name}"\nseed = {seed}\ndeals = {deals}\n']
-    for game in games.split(","):
-        game_name, players = game.split(":")
-        lines.append(f'[[games]]\nname = "{game_name}"\nplayers = {players}\n')
-    lines += [f'[[bots]]\nspec = "{spec}"\n' for spec in bots]
-    path = folder / f"{name}.toml"
-    path.write_text("\n".join(lines))
-    return str(path)
-
-
+    return tournament_files.write_tournament(folder, [f'spec = "{spec}"' for spec in bots], games,
+                                             deals=deals, name=name, seed=seed)
 
 
 def run(*args: str) -> object:
     result = CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
     return result
-
-
-def stored_records(folder: Path) -> list[dict]:
-    store = open_store(str(folder))
-    try:
-        return [json.loads(record) for record in store.records()]
-    finally:
-        store.close()
 
 
 def test_a_run_stores_every_game_and_writes_the_leaderboards(tmp_path):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -14,7 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.tournament.store import open_store
+from tournament_files import stored_records
 
 TOURNAMENT = """
 [tournament]
@@ -41,14 +40,6 @@ spec = "appraiser"
 """
 
 
-def records(folder: Path) -> list[dict]:
-    store = open_store(str(folder))
-    try:
-        return [json.loads(record) for record in store.records()]
-    finally:
-        store.close()
-
-
 def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
     path = tmp_path / "boxed.toml"
     path.write_text(TOURNAMENT.format(deals=2))
@@ -56,10 +47,10 @@ def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
     assert boxed.exit_code == 0, boxed.output
     trusted = CliRunner().invoke(cli, ["run", str(path), "-j", "2", "--results", "trusted", "--sandbox", "none"])
     assert trusted.exit_code == 0, trusted.output
-    played = records(tmp_path / "boxed" / "boxed")
+    played = stored_records(tmp_path / "boxed" / "boxed")
     assert len(played) == 2 * 2 + 2 * 3
     assert not any(record["faults"] for record in played)
-    assert played == records(tmp_path / "trusted" / "boxed")
+    assert played == stored_records(tmp_path / "trusted" / "boxed")
 
 
 def stored(folder: Path) -> int:
@@ -123,7 +114,7 @@ def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
     assert process.returncode == 130, err
     assert "stopped:" in err and "Traceback" not in err
     assert alive(seen) == set()
-    assert 2 <= len(records(folder)) < 200 * 5
+    assert 2 <= len(stored_records(folder)) < 200 * 5
 
 
 CHATTY_BOT = """
@@ -150,7 +141,7 @@ def test_a_sandboxed_bots_stderr_reaches_the_log_file_through_its_worker(tmp_pat
                     f'[[bots]]\nspec = "random"\n[[bots]]\nspec = "chatty=cmd:{sys.executable} {script}"\n')
     result = CliRunner().invoke(cli, ["run", str(path), "-j", "2"])
     assert result.exit_code == 0, result.output
-    assert not any(record["faults"] for record in records(tmp_path / "results" / "chat"))
+    assert not any(record["faults"] for record in stored_records(tmp_path / "results" / "chat"))
     lines = (tmp_path / "results" / "chat" / "arena.log").read_text().splitlines()
     said = [line for line in lines if "chatty says hello from seat" in line]
     assert len(said) == 2  # one game per rotation

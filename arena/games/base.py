@@ -148,6 +148,18 @@ class Game:
         raise NotImplementedError
 
 
+def check_setup_keys(setup: object, required: tuple, keys: tuple, problem: Callable[[str], Exception]) -> None:
+    """Refuse a setup that is not a JSON object, lacks a required key or has an unknown one."""
+    if not isinstance(setup, dict):
+        raise problem(f"expected a JSON object, got {setup!r}")
+    missing = [key for key in required if key not in setup]
+    if missing:
+        raise problem(f"missing key {missing[0]!r} (keys: {', '.join(keys)})")
+    unknown = sorted(key for key in setup if key not in keys)
+    if unknown:
+        raise problem(f"unknown key {unknown[0]!r} (keys: {', '.join(keys)})")
+
+
 def check_card_ids(cards: list[int], count: int, problem: Callable[[str], Exception]) -> None:
     """Refuse a setup's card ids that are unknown or appear twice (protocol.md section 5).
 

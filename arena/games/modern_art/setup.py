@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from arena.errors import SetupError
-from arena.games.base import check_card_ids, check_setup_money
+from arena.games.base import check_card_ids, check_setup_keys, check_setup_money
 from arena.games.modern_art.cards import CARD_COUNT, DEALS, START_MONEY
 
 MIN_PLAYERS = 3
@@ -55,14 +55,7 @@ def _id_list(key: str, value: object) -> list:
 
 def check_setup(setup: object, phantom: bool) -> None:
     """Raise :class:`SetupError` naming the first problem of ``setup``; return when it is sound."""
-    if not isinstance(setup, dict):
-        raise _problem(f"expected a JSON object, got {setup!r}")
-    missing = [key for key in REQUIRED_KEYS if key not in setup]
-    if missing:
-        raise _problem(f"missing key {missing[0]!r} (keys: {', '.join(KEYS)})")
-    unknown = sorted(key for key in setup if key not in KEYS)
-    if unknown:
-        raise _problem(f"unknown key {unknown[0]!r} (keys: {', '.join(KEYS)})")
+    check_setup_keys(setup, REQUIRED_KEYS, KEYS, _problem)
     players = setup["players"]
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise _problem(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
