@@ -111,3 +111,7 @@ class ReportError(ArenaError):
 
 class ClusterError(ArenaError):
     """A Dask cluster that cannot be used: its extra missing, its scheduler unreachable, or workers unlike this machine."""
+
+
+class BotCheckFailed(ArenaError):
+    """An entered bot that cannot be started or does not answer ``start`` with ``ready`` before play."""
