@@ -1,41 +1,103 @@
-"""How a run shows its progress: a bar on a terminal, plain periodic lines elsewhere (CI logs).
+"""How a run shows its progress: one line updated in place on a terminal, short periodic lines elsewhere.
 
-Both show games done of the total, the rate, the time left and the current
-leader. The leader here is a cheap running figure, the bot with the best share
-of first places so far; the leaderboard's TrueSkill ranking comes at the end.
+Both say how many games were stored before this run, reused (taken over from
+earlier results still valid), played now and still to play, the rate and the
+time left. The time left is honest from the start: it is the games still to
+play over the rate measured since the run began (start-up included, so it
+errs long, never short), and the display says "estimating" until a few games
+and a few seconds give a rate worth the name.
+
+On a terminal the line is fitted to the terminal's width every time it is
+drawn (less important parts are dropped first, the bar shrinks), so it never
+wraps: at 80 columns it stays one line. Elsewhere (a CI log, a pipe) a short
+line comes each time another tenth of the games is done, or after ``every``
+seconds (default 30) without one, and one at the end.
+
+The same display serves every command that works through many items:
+``arena run``, ``arena compare`` and ``arena report`` (``unit="pages"``).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any, TextIO
 
-import click
+#: no time left is shown before this many items were done in this run ...
+ESTIMATE_AFTER_ITEMS = 5
+#: ... and this many seconds went by
+ESTIMATE_AFTER_SECONDS = 2.0
+#: a terminal line is redrawn at most this often (seconds)
+REDRAW_EVERY = 0.1
 
 
 class Tally:
-    """Games done, the rate since the start, and first places per bot (for the current leader)."""
+    """Counts of one run: stored before it, reused, played in it, the total; first places per bot.
 
-    def __init__(self, total: int, done: int, firsts: dict[str, int], seats: dict[str, int]) -> None:
+    :param total: every item of the run (games scheduled).
+    :param done: items stored before this run began.
+    :param firsts: bot -> first places among the stored games (for the current leader).
+    :param seats: bot -> seats among the stored games.
+    :param reused: items taken over from earlier results when the run began.
+    :param unit: what is counted, in the plural ("games", "pages").
+    """
+
+    def __init__(self, total: int, done: int, firsts: dict[str, int], seats: dict[str, int], *,
+                 reused: int = 0, unit: str = "games") -> None:
         self.total = total
-        self.done = done
+        self.stored = done
+        self.reused = reused
         self.played = 0
         self.firsts = dict(firsts)
         self.seats = dict(seats)
+        self.unit = unit
         self.started = time.monotonic()
 
-    def add(self, players: list[str], ranks: list[int]) -> None:
-        self.done += 1
-        self.played += 1
+    @property
+    def done(self) -> int:
+        """Items in hand: stored before, reused and played now."""
+        return self.stored + self.reused + self.played
+
+    @property
+    def to_play(self) -> int:
+        return max(0, self.total - self.done)
+
+    def count(self, players: list[str], ranks: list[int]) -> None:
         for bot, rank in zip(players, ranks):
             self.seats[bot] = self.seats.get(bot, 0) + 1
             if rank == 1:
                 self.firsts[bot] = self.firsts.get(bot, 0) + 1
 
+    def add(self, players: list[str], ranks: list[int]) -> None:
+        """One item played in this run."""
+        self.played += 1
+        self.count(players, ranks)
+
+    def add_reused(self, players: list[str], ranks: list[int]) -> None:
+        """One item taken over from earlier results instead of being played."""
+        self.reused += 1
+        self.count(players, ranks)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
     def rate(self) -> float:
-        elapsed = time.monotonic() - self.started
+        """Items played per second since the run began."""
+        elapsed = self.elapsed()
         return self.played / elapsed if elapsed > 0 else 0.0
+
+    def estimate(self) -> float | None:
+        """Seconds left at the rate so far, or None while that rate is not known yet."""
+        if self.to_play == 0:
+            return 0.0
+        if self.played < ESTIMATE_AFTER_ITEMS or self.elapsed() < ESTIMATE_AFTER_SECONDS:
+            return None
+        return self.to_play / self.rate()
+
+    def left(self) -> str:
+        seconds = self.estimate()
+        return "estimating" if seconds is None else f"{duration(seconds)} left"
 
     def leader(self) -> str:
         if not self.seats:
@@ -44,14 +106,22 @@ class Tally:
         best = max(sorted(share), key=share.get)
         return f"leader: {best} ({100 * share[best]:.0f}% first places)"
 
-    def left(self) -> str:
-        rate = self.rate()
-        if not rate:
-            return "time left: -"
-        return f"about {_duration((self.total - self.done) / rate)} left"
+    def counts(self) -> list[str]:
+        """The non-zero counts among stored, reused and played, then what is left to play."""
+        parts = [f"{self.stored} stored"] if self.stored else []
+        if self.reused:
+            parts.append(f"{self.reused} reused")
+        if self.unit == "games":
+            parts.append(f"{self.played} played")
+            parts.append(f"{self.to_play} to play")
+        else:
+            parts.append(f"{self.played} written")
+            parts.append(f"{self.to_play} to go")
+        return parts
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """``42s``, ``3m05s``, ``2h07m``."""
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds}s"
@@ -62,36 +132,100 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-class BarProgress:
-    """click's progress bar over the games left to play, with the rate and current leader after it.
+def terminal_width(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (``COLUMNS`` if set, 80 when unknown)."""
+    try:
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        width = 0
+    if not width:
+        try:
+            width = int(os.environ.get("COLUMNS", ""))
+        except ValueError:
+            width = 0
+    return width or 80
 
-    Its length is the games left, not all of them, so that its time estimate is
-    not thrown off by games stored in an earlier run.
+
+def fit_line(name: str, tally: Tally, width: int) -> str:
+    """The progress line for ``width`` columns: never longer than ``width - 1`` (no wrap, ever).
+
+    Parts go in order of importance: the counts and the time left, the rate,
+    the name, the bar, the leader; the least important are left out until it
+    fits, and as a last resort the line is cut.
     """
+    room = max(1, width - 1)
+    total = tally.total or 1
+    percent = f"{100 * tally.done // total}%"
+    counts = ", ".join(tally.counts())
+    left = tally.left()
+    rate = f"{tally.rate():.1f} {tally.unit}/s"
+    leader = [tally.leader()] if tally.unit == "games" else []
+    choices = [  # (before the bar, bar?, after it)
+        ([name, percent], True, [counts, rate, left, *leader]),
+        ([name, percent], True, [counts, rate, left]),
+        ([name, percent], False, [counts, rate, left]),
+        ([percent], False, [counts, rate, left]),
+        ([], False, [counts, rate, left]),
+        ([percent], False, [counts, left]),
+        ([percent], False, [left]),
+    ]
+    for head, with_bar, tail in choices:
+        text = " ".join(head + [" | ".join(tail)])
+        if with_bar:
+            space = room - len(text) - 1
+            if space < 12:
+                continue
+            bar_width = min(30, space - 2)
+            filled = bar_width * tally.done // total
+            text = " ".join(head) + " [" + "#" * filled + "-" * (bar_width - filled) + "] " + " | ".join(tail)
+        if len(text) <= room:
+            return text
+    return " ".join([percent, left])[:room]
+
+
+class BarProgress:
+    """One line on a terminal, redrawn in place and fitted to the terminal's width each time."""
 
     def __init__(self, name: str, tally: Tally, stream: TextIO) -> None:
+        self.name = name
         self.tally = tally
-        stored = f" ({tally.done} of {tally.total} were stored before)" if tally.done else ""
-        self.bar = click.progressbar(
-            length=tally.total - tally.done, label=f"{name}{stored}", show_eta=True, show_percent=False,
-            show_pos=True, item_show_func=lambda _: f"{self.tally.rate():.1f} games/s  {self.tally.leader()}",
-            file=stream,
-        )
-        self.bar.__enter__()
+        self.stream = stream
+        self.drawn = 0.0
+        self.shown = 0
+        self.draw()
+
+    def draw(self, force: bool = True) -> None:
+        now = time.monotonic()
+        if not force and now - self.drawn < REDRAW_EVERY:
+            return
+        self.drawn = now
+        width = terminal_width(self.stream)
+        line = fit_line(self.name, self.tally, width)
+        # \r and spaces over what the previous line left: nothing but printable text, so no wrap
+        pad = max(0, min(self.shown, width - 1) - len(line))
+        self.stream.write("\r" + line + " " * pad)
+        self.stream.flush()
+        self.shown = len(line)
 
     def game_done(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add(players, ranks)
-        self.bar.update(1, True)
+        self.draw(force=self.tally.to_play == 0)
+
+    def game_reused(self, players: list[str], ranks: list[int]) -> None:
+        self.tally.add_reused(players, ranks)
+        self.draw(force=False)
 
     def tick(self) -> None:
-        self.bar.render_progress()
+        self.draw(force=False)
 
     def finish(self) -> None:
-        self.bar.__exit__(None, None, None)
+        self.draw()
+        self.stream.write("\n")
+        self.stream.flush()
 
 
 class LineProgress:
-    """One plain line every ``every`` seconds, and one at the end."""
+    """A short plain line at each tenth of the items to do, or after ``every`` seconds without one, and at the end."""
 
     def __init__(self, name: str, tally: Tally, stream: TextIO, every: float) -> None:
         self.name = name
@@ -99,32 +233,48 @@ class LineProgress:
         self.stream = stream
         self.every = every
         self.last = time.monotonic()
-        self.line(f"{tally.total - tally.done} to play")
+        self.to_do = max(1, tally.to_play)
+        self.step = 0  # tenths of the items to do reported so far
+        self.line(f"{tally.to_play} to play" if tally.unit == "games" else f"{tally.to_play} to go")
 
     def line(self, tail: str) -> None:
         tally = self.tally
-        print(f"{self.name}: {tally.done}/{tally.total} games, {tail}", file=self.stream, flush=True)
+        print(f"{self.name}: {tally.done}/{tally.total} {tally.unit}, {tail}", file=self.stream, flush=True)
+        self.last = time.monotonic()
 
     def status(self) -> str:
-        return f"{self.tally.rate():.1f} games/s, {self.tally.left()}, {self.tally.leader()}"
+        return f"{self.tally.rate():.1f} {self.tally.unit}/s, {self.tally.left()}"
 
     def game_done(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add(players, ranks)
         self.tick()
 
+    def game_reused(self, players: list[str], ranks: list[int]) -> None:
+        self.tally.add_reused(players, ranks)
+
     def tick(self) -> None:
-        if time.monotonic() - self.last >= self.every:
-            self.last = time.monotonic()
+        tally = self.tally
+        step = 10 * tally.played // self.to_do
+        if tally.to_play and (step > self.step or time.monotonic() - self.last >= self.every):
+            self.step = max(step, self.step)
             self.line(self.status())
 
     def finish(self) -> None:
-        elapsed = time.monotonic() - self.tally.started
-        self.line(f"{self.tally.played} played in {_duration(elapsed)} ({self.tally.rate():.1f} games/s), "
-                  f"{self.tally.leader()}")
+        tally = self.tally
+        reused = f", {tally.reused} reused" if tally.reused else ""
+        leader = f", {tally.leader()}" if tally.unit == "games" else ""
+        verb = "played" if tally.unit == "games" else "written"
+        self.line(f"{tally.played} {verb}{reused} in {duration(tally.elapsed())} "
+                  f"({tally.rate():.1f} {tally.unit}/s){leader}")
 
 
-def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: float = 10.0) -> Any:
-    """A bar when ``stream`` (default stderr) is a terminal, periodic lines otherwise."""
+def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: float = 30.0) -> Any:
+    """A line redrawn in place when ``stream`` (default stderr) is a terminal, periodic lines otherwise.
+
+    The object has ``game_done(bots, ranks)`` (one item played), ``game_reused(bots, ranks)``
+    (one item taken over from earlier results), ``tick()`` (call it while waiting) and
+    ``finish()``.
+    """
     stream = stream or sys.stderr
     if stream.isatty():
         return BarProgress(name, tally, stream)
