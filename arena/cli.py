@@ -16,6 +16,7 @@ import click
 from tabulate import tabulate
 
 from arena import __version__
+from arena.account import account
 from arena.entrants import check_entrants_play, parse_spec, parse_value
 from arena.errors import ArenaError, SetupError
 from arena.match import Limits, derive_seed, play_game
@@ -130,7 +131,8 @@ def sandbox_option(function: Any) -> Any:
 @click.argument("game_name", metavar="GAME")
 @click.option("-b", "--bot", "bot_specs", multiple=True, required=True, metavar="BOT",
               help="A bot per seat, in seat order (repeat).")
-@click.option("--seed", type=int, help="Seed choosing the setup and the bots' seeds [default: random].")
+@click.option("--seed", type=int,
+              help="Seed choosing the setup and the bots' seeds [default: drawn at random and printed on stderr].")
 @click.option("--setup", "setup_path", type=click.Path(dir_okay=False), help="A setup file (JSON) fixing the deal.")
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
               help="A game option (repeat); V is read as JSON when it parses.")
@@ -165,6 +167,7 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
     options = game.check_options(len(entrants), parse_option_pairs(option_pairs))
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
+        click.echo(f"arena: seed {seed} (add --seed {seed} to play this game again)", err=True)
     if setup_path:
         setup = _read_setup(setup_path)
         if setup.get("players") != len(entrants):
@@ -196,31 +199,8 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
     if as_json:
         click.echo(json.dumps(record))
         return
-    for line in game.narrate(final[0].log, names):
+    for line in account(game, final[0].log, record):
         click.echo(line)
-    click.echo(format_faults(record))
-    click.echo(format_result(record))
-
-
-def format_faults(record: dict) -> str:
-    """The faults of a record as lines (empty when there were none)."""
-    if not record["faults"]:
-        return "Faults: none"
-    lines = [f"Faults: {len(record['faults'])}"]
-    for fault in record["faults"]:
-        move = "start" if fault["move"] is None else f"move {fault['move']}"
-        lines.append(f"  seat {fault['seat']} ({record['players'][fault['seat']]}), {move}, "
-                     f"{fault['decision']}: {fault['kind']}: {fault['detail']}")
-    return "\n".join(lines)
-
-
-def format_result(record: dict) -> str:
-    """The final money and ranks as a table."""
-    rows = sorted(
-        ([rank, seat, name, money] for seat, (name, money, rank) in
-         enumerate(zip(record["players"], record["result"]["money"], record["result"]["ranks"]))),
-    )
-    return "Final result:\n" + tabulate(rows, headers=["rank", "seat", "bot", "money"])
 
 
 @cli.command()

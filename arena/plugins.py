@@ -31,6 +31,7 @@ DEFAULT_PLUGINS = (
     "arena.games.modern_art.plugin",
     "arena.games.silk_road.plugin",
     "arena.tournament.commands",
+    "arena.tournament.show",
     "arena.sandbox.commands",
     "arena.compare.commands",
     "arena.authoring.commands",

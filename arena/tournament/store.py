@@ -238,3 +238,45 @@ def create_or_resume(folder: str, definition: dict, digest: str, plan: dict, tot
         store.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         store.write_header(definition, digest, plan, total)
     return store
+
+
+# -- queries by id, bot and game (``arena show``, ``arena export`` filters) --
+
+
+def stored_record(store: Store, game_id: str) -> str | None:
+    """The record (JSON text) of the game with this id, or of this schedule number (``seq``); None if absent."""
+    row = store.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None and game_id.isdigit():
+        row = store.db.execute("SELECT record FROM games WHERE seq = ?", (int(game_id),)).fetchone()
+    return row[0] if row else None
+
+
+def selected_records(store: Store, games: tuple[str, ...] = (), bots: tuple[str, ...] = (),
+                     ids: tuple[str, ...] = ()) -> Iterator[str]:
+    """Stored records (JSON text) in schedule order, of any of ``games``, with any of ``bots`` seated,
+    among ``ids`` (each filter left out when empty)."""
+    where, args = [], []
+    for column, values in (("game", games), ("id", ids)):
+        if values:
+            where.append(f"{column} IN ({', '.join('?' * len(values))})")
+            args += values
+    if bots:
+        where.append(f"seq IN (SELECT seq FROM seats WHERE bot IN ({', '.join('?' * len(bots))}))")
+        args += bots
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    for (record,) in store.db.execute(f"SELECT record FROM games{clause} ORDER BY seq", args):
+        yield record
+
+
+# -- standings queries (arena/standings; added for the leaderboard's deal-block bootstrap) --
+
+
+def seats_with_blocks(store: Store, game: str) -> list[tuple[int, int, int, str, int, int, int]]:
+    """``(seq, table, deal, bot, rank, money, faults)`` of every seat of ``game``, in schedule order then seat order.
+
+    ``(table, deal)`` names a duplicate block: all rotations of one deal at one
+    table, the unit the leaderboard resamples to measure rank uncertainty.
+    """
+    return store.db.execute(
+        "SELECT s.seq, g.table_number, g.deal, s.bot, s.rank, s.money, s.faults FROM seats s "
+        "JOIN games g ON g.seq = s.seq WHERE s.game = ? ORDER BY s.seq, s.seat", (game,)).fetchall()

@@ -1,0 +1,86 @@
+"""Looking at stored games, a built-in plugin: ``arena show`` (one game) and ``arena export`` (filtered records).
+
+``arena show FOLDER GAME_ID`` prints the account of a stored game, the same
+narration ``arena play`` prints (the record is replayed to get it back), or
+with ``--json`` its record. ``arena export`` prints stored records as JSON
+lines, all of them or those of some bots, games or ids.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from arena import hookimpl
+from arena.account import record_account
+from arena.errors import RecordError
+from arena.plugins import get_plugins
+from arena.tournament.store import open_store, selected_records, stored_record
+
+
+@click.command()
+@click.argument("folder", metavar="FOLDER")
+@click.argument("game_id", metavar="GAME_ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the game's record (JSON) instead of its account.")
+def show(folder: str, game_id: str, as_json: bool) -> None:
+    """Print the account of one stored game: the same narration `arena play` prints.
+
+    FOLDER is one tournament's (or comparison's) results folder, the one
+    holding results.sqlite (e.g. results/demo). GAME_ID is the game's id, as
+    `arena export` and the report list them (e.g. demo/modern-art/t1/d1/r1),
+    or its number in the schedule (0, 1, ...). With --json, the record, which
+    `arena replay` checks and `arena play --setup` can deal again. Example:
+
+    \b
+      arena show results/demo demo/silk-road/t1/d1/r1
+    """
+    store = open_store(folder)
+    try:
+        text = stored_record(store, game_id)
+        if text is None:
+            first = next(store.records(), None)
+            example = f" (ids look like {json.loads(first)['id']})" if first else " (it holds no game yet)"
+            raise RecordError(f"no game {game_id!r} in {folder}{example}; `arena export {folder}` lists them all")
+    finally:
+        store.close()
+    if as_json:
+        click.echo(text)
+        return
+    for line in record_account(json.loads(text), get_plugins()):
+        click.echo(line)
+
+
+@click.command()
+@click.argument("folder", metavar="FOLDER")
+@click.option("--format", "-f", "form", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
+              help="Output format: JSON lines, one game record per line.")
+@click.option("--bot", "-b", "bots", multiple=True, metavar="BOT", help="Only games where BOT had a seat (repeat: any of them).")
+@click.option("--game", "-g", "games", multiple=True, metavar="GAME", help="Only games of GAME (repeat: any of them).")
+@click.option("--id", "ids", multiple=True, metavar="GAME_ID", help="Only the game with this id (repeat).")
+def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...], ids: tuple[str, ...]) -> None:
+    """Print stored game records of a tournament, one per line, in schedule order.
+
+    FOLDER is one tournament's results folder (e.g. results/demo). Without
+    filters, every record; --bot, --game and --id keep only the games matching
+    all the filters given (each filter repeated: any of its values). The records
+    replay: `arena export results/demo | arena replay -` checks them all.
+
+    \b
+      arena export results/demo --bot trader --game silk-road > trader.jsonl
+    """
+    store = open_store(folder)
+    try:
+        out = sys.stdout
+        for record in selected_records(store, games, bots, ids):
+            out.write(record)
+            out.write("\n")
+    finally:
+        store.close()
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    cli.add_command(show)
+    cli.add_command(export)  # replaces the unfiltered export of arena.tournament.commands, loaded before
