@@ -84,7 +84,7 @@ def test_play_with_a_setup_file(tmp_path):
     result = run("play", "modern-art", "-b", "random", "-b", "random", "-b", "random",
                  "--setup", str(path), "--sandbox", "none", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["setup"] == setup
+    assert json.loads(result.stdout)["setup"] == setup
 
 
 BAD_INPUT = [
