@@ -2,8 +2,14 @@
 
 A spec is one of (cli.md):
 - ``NAME`` or ``NAME:key=value,...``: a bot registered by a plugin, with options;
+- ``NAME=BOT`` (``BOT`` as above): a registered bot entered under another name,
+  so that one bot can be entered twice (self-play, two option sets);
 - ``NAME=cmd:COMMAND``: an external program speaking the JSON-lines protocol;
 - ``NAME=py:MODULE:CLASS``: a Python class not (yet) packaged as a plugin.
+
+A relative path in a ``cmd:`` command is made absolute when the spec is parsed,
+against ``base_dir`` (a tournament file's folder; on the command line, the
+current folder), so the command means the same whatever folder the bot runs in.
 """
 
 from __future__ import annotations
@@ -12,12 +18,16 @@ import functools
 import importlib
 import json
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from arena.errors import BadBotSpec, OptionError, PlayerCountError, UnknownBot
+
+#: what an entry's name may be, in ``NAME=...`` specs (it names the entry in records and tables)
+NAME_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -26,9 +36,13 @@ class Entrant:
 
     name: str
     kind: str  # "plugin", "cmd" or "py"
-    target: str  # the bot name, the command line, or "MODULE:CLASS"
+    target: str  # the bot name, the command line (relative paths made absolute), or "MODULE:CLASS"
     options: dict = field(default_factory=dict)
     spec: str = ""
+    #: the folder relative paths were resolved against (a tournament file's, or the current one)
+    base_dir: str = ""
+    #: a ``cmd:`` entry's own files: glob patterns relative to ``base_dir`` (a ``[[bots]]`` entry's ``files``)
+    files: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -77,36 +91,58 @@ def parse_options(text: str, where: str) -> dict:
     return options
 
 
-def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = None) -> Entrant:
-    """Parse a bot spec; with ``plugins``, check that a plugin bot exists and takes its options."""
+def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = None,
+               base_dir: str | None = None) -> Entrant:
+    """Parse a bot spec; with ``plugins``, check that a plugin bot exists and takes its options.
+
+    :param options: options from a tournament file's ``options = {...}`` (a spec's own win).
+    :param base_dir: the folder relative ``cmd:`` paths resolve against (default: the current one).
+    """
     spec = spec.strip()
     if not spec:
-        raise BadBotSpec("empty bot spec (expected NAME, NAME=cmd:COMMAND or NAME=py:MODULE:CLASS)")
+        raise BadBotSpec("empty bot spec (expected NAME, NAME=BOT, NAME=cmd:COMMAND or NAME=py:MODULE:CLASS)")
+    base_dir = os.path.abspath(base_dir or os.getcwd())
     name, sep, rest = spec.partition("=")
     if ":" in name:  # NAME:key=value,...: the '=' belongs to an option
         sep = ""
-    if sep and (rest.startswith("cmd:") or rest.startswith("py:")):
+    if sep:
         name = name.strip()
-        if not name:
-            raise BadBotSpec(f"bot spec {spec!r}: the name before '=' must be a plain word")
+        if not NAME_WORD.fullmatch(name):
+            raise BadBotSpec(f"bot spec {spec!r}: the name before '=' must be a plain word "
+                             f"(letters, digits, '.', '_', '-'), got {name!r}")
+        rest = rest.strip()
+    if sep and (rest.startswith("cmd:") or rest.startswith("py:")):
         kind, _, target = rest.partition(":")
         target = target.strip()
         if not target:
             raise BadBotSpec(f"bot spec {spec!r}: nothing after {kind}:")
         if kind == "py" and target.count(":") != 1:
             raise BadBotSpec(f"bot spec {spec!r}: expected {name}=py:MODULE:CLASS")
-        return Entrant(name, kind, target, dict(options or {}), spec)
+        if kind == "cmd":
+            target = resolve_command(target, base_dir, f"bot spec {spec!r}")
+        return Entrant(name, kind, target, dict(options or {}), spec, base_dir)
+    bot_spec = rest if sep else spec
+    bot, _, option_text = bot_spec.partition(":")
     if sep:
-        raise BadBotSpec(
-            f"bot spec {spec!r}: after '=' expected cmd:COMMAND or py:MODULE:CLASS"
-        )
-    bot, _, option_text = spec.partition(":")
+        expected = (f"bot spec {spec!r}: after '=' expected cmd:COMMAND or py:MODULE:CLASS, "
+                    f"or a registered bot (BOT or BOT:key=value,...)")
+        if not NAME_WORD.fullmatch(bot):
+            raise BadBotSpec(f"{expected}, got {bot_spec!r}")
+        if plugins is not None and bot not in plugins.bots:
+            raise BadBotSpec(f"{expected}; {bot!r} is none of these (bots: {', '.join(sorted(plugins.bots))})")
+        try:
+            parse_options(option_text, "")
+        except BadBotSpec as error:
+            raise BadBotSpec(f"{expected}, got {bot_spec!r} ({str(error).lstrip(': ')})") from None
     bot_options = {**(options or {}), **parse_options(option_text, f"bot spec {spec!r}")}
     display = bot if not bot_options else bot + ":" + ",".join(
         f"{key}={json.dumps(value) if not isinstance(value, str) else value}"
         for key, value in sorted(bot_options.items())
     )
-    entrant = Entrant(display, "plugin", bot, bot_options, spec)
+    entrant = Entrant(name if sep else display, "plugin", bot, bot_options, spec, base_dir)
+    if plugins is not None and sep and name != bot and name in plugins.bots:
+        raise BadBotSpec(f"bot spec {spec!r}: {name!r} is the name of another registered bot; "
+                         f"enter {bot} under a name of its own")
     if plugins is not None:
         info = plugins.bot(bot)
         unknown = set(bot_options) - set(info.options)
@@ -123,6 +159,41 @@ def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = Non
                     f"(default {info.options[key]!r}), got {value!r}"
                 )
     return entrant
+
+
+def resolve_command(command: str, base_dir: str, where: str) -> str:
+    """``command`` with each relative path to an existing file made absolute against ``base_dir``.
+
+    The program (the first word) counts as a path only when written as one
+    (``./bot``, ``bin/bot``): a bare word is looked up on PATH. An argument
+    counts when it names an existing file (``my_bot.py``), or an existing
+    folder written with a '/' (``lib/``); ``--key=FILE`` is resolved likewise.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise BadBotSpec(f"{where}: cannot split the command: {error}") from None
+    if not words:
+        raise BadBotSpec(f"{where}: empty command")
+    resolved = [_resolve_word(words[0], base_dir, program=True)]
+    for word in words[1:]:
+        key, equals, value = word.partition("=")
+        if equals and key.startswith("-") and value:
+            resolved.append(f"{key}={_resolve_word(value, base_dir)}")
+        else:
+            resolved.append(_resolve_word(word, base_dir))
+    return shlex.join(resolved)
+
+
+def _resolve_word(word: str, base_dir: str, program: bool = False) -> str:
+    if not word or os.path.isabs(word) or word.startswith(("-", "~")):
+        return word
+    path = os.path.normpath(os.path.join(base_dir, word))
+    if program:
+        return path if "/" in word else word
+    if os.path.isfile(path) or ("/" in word and os.path.isdir(path)):
+        return path
+    return word
 
 
 def option_type(default: Any) -> type | None:

@@ -98,7 +98,7 @@ BAD = [
     ("an unknown bot", "spec = \"trader\"", "spec = \"nobody\"", "bots[2].spec: unknown bot 'nobody' (bots:"),
     ("a malformed bot spec", "spec = \"trader\"", "spec = \"x=foo:bar\"", "bots[2].spec: bot spec 'x=foo:bar': after '=' expected cmd:COMMAND or py:MODULE:CLASS"),
     ("a bot option the bot lacks", "spec = \"random\"", "spec = \"random:depth=3\"", "bots[1].spec: bot random has no option 'depth'"),
-    ("an unknown bot key", "spec = \"trader\"", "spec = \"trader\"\nname = \"t\"", "bots[2].name: unknown key (expected one of: spec, options)"),
+    ("an unknown bot key", "spec = \"trader\"", "spec = \"trader\"\nname = \"t\"", "bots[2].name: unknown key (expected one of: spec, options, files)"),
     ("a bot name entered twice", "spec = \"trader\"", "spec = \"random\"", "bots[2].spec: the name 'random' is already taken by bots[1]; each entry needs its own name"),
     ("a bot that plays none of the games", "[[games]]\nname = \"silk-road\"\nplayers = 2\noptions = { start_money = 3 }\n", "", "bots[2].spec: bot trader plays none of this tournament's games (it plays: silk-road)"),
 ]

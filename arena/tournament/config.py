@@ -8,11 +8,13 @@ Entries of ``[[games]]`` and ``[[bots]]`` are counted from 1 in these keys.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
+import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.entrants import Entrant, parse_spec
@@ -24,7 +26,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 TOP_KEYS = ("tournament", "games", "limits", "bots")
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals")
 GAME_KEYS = ("name", "players", "options")
-BOT_KEYS = ("spec", "options")
+BOT_KEYS = ("spec", "options", "files")
 #: each limit's allowed range, inclusive (``Limits`` gives the defaults)
 LIMIT_RANGES = {
     "start_ms": (1, 600_000),
@@ -162,7 +164,8 @@ def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
     deals = check.integer(head.get("deals", 1), "tournament.deals", 1, MAX_DEALS)
     games = _games(check, check.array_of_tables(data["games"], "games"), plugins)
     limits = _limits(check, data.get("limits", {}))
-    entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins)
+    entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins,
+                         os.path.dirname(os.path.abspath(path)))
     _check_who_plays(check, games, entrants, form, plugins)
     return Tournament(path, name, seed, form, deals, games, limits, entrants)
 
@@ -206,7 +209,8 @@ def _limits(check: _Checker, table: Any) -> Limits:
     return Limits(**values)
 
 
-def _entrants(check: _Checker, tables: list, plugins: Any) -> tuple[Entrant, ...]:
+def _entrants(check: _Checker, tables: list, plugins: Any, base_dir: str) -> tuple[Entrant, ...]:
+    """The ``[[bots]]`` entries; relative paths in them resolve against ``base_dir`` (the file's folder)."""
     entrants: list[Entrant] = []
     first_key: dict[str, str] = {}
     for number, table in enumerate(tables, 1):
@@ -217,9 +221,14 @@ def _entrants(check: _Checker, tables: list, plugins: Any) -> tuple[Entrant, ...
         if not isinstance(options, dict):
             raise check.fail(f"{key}.options", f"expected a table of bot options, got {_shown(options)}")
         try:
-            entrant = parse_spec(spec, plugins, options)
+            entrant = parse_spec(spec, plugins, options, base_dir=base_dir)
         except ArenaError as error:
             raise check.fail(f"{key}.spec", str(error)) from None
+        if "files" in table:
+            if entrant.kind != "cmd":
+                raise check.fail(f"{key}.files", "files = [...] is for cmd: bots (a registered or py: bot "
+                                                 "is known by its Python package's files)")
+            entrant = replace(entrant, files=_bot_files(check, table["files"], f"{key}.files", base_dir))
         if entrant.name in first_key:
             raise check.fail(f"{key}.spec", f"the name {entrant.name!r} is already taken by "
                                             f"{first_key[entrant.name]}; each entry needs its own name")
@@ -228,6 +237,16 @@ def _entrants(check: _Checker, tables: list, plugins: Any) -> tuple[Entrant, ...
     if len(entrants) < 2:
         raise check.fail("bots", f"expected at least 2 [[bots]] entries, got {len(entrants)}")
     return tuple(entrants)
+
+
+def _bot_files(check: _Checker, value: Any, key: str, base_dir: str) -> tuple[str, ...]:
+    """A ``cmd:`` entry's ``files``: glob patterns relative to the file's folder, each matching some file."""
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise check.fail(key, f'expected a list of glob patterns, e.g. ["bot/**"], got {_shown(value)}')
+    for pattern in value:
+        if not any(os.path.isfile(path) for path in glob.iglob(os.path.join(base_dir, pattern), recursive=True)):
+            raise check.fail(key, f"{pattern!r} matches no file in {base_dir}")
+    return tuple(value)
 
 
 def _check_who_plays(check: _Checker, games: tuple[GameEntry, ...], entrants: tuple[Entrant, ...],
