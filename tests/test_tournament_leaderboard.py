@@ -16,11 +16,12 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.plugins import get_plugins
 from arena.tournament.config import parse_tournament
-from arena.tournament.leaderboard import build_leaderboard, game_figures, write_files
-from arena.tournament.ratings import ENVIRONMENT, Rating, combine, rate_games
+from arena.standings.seats import from_rows
+from arena.tournament.leaderboard import build_leaderboard, write_files
+from arena.tournament.ratings import ENVIRONMENT, cached_ratings, rate_games
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
-from arena.tournament.store import create_or_resume, finished_game, open_store
+from arena.tournament.store import create_or_resume, finished_game, open_store, seats_with_blocks
 
 BOTS = ["random", "trader", "appraiser", "r2=py:arena_bots.random_bot:RandomBot",
         "r3=py:arena_bots.random_bot:RandomBot"]
@@ -85,11 +86,13 @@ def test_standings_match_the_records(folder, records):
         expected = expected_ratings(records, game)
         rows = section(board, game)["standings"]
         assert [row["rank"] for row in rows] == list(range(1, len(rows) + 1))
-        assert [row["score"] for row in rows] == sorted((row["score"] for row in rows), reverse=True)
+        assert [row["rating"] for row in rows] == sorted((row["rating"] for row in rows), reverse=True)
         for row in rows:
             bot = row["bot"]
             seats = [(r, s) for r in records if r["game"] == game for s, name in enumerate(r["players"]) if name == bot]
-            assert row["mu"] == pytest.approx(expected[bot].mu, abs=1e-9)
+            assert row["mu"] == row["rating"] == pytest.approx(expected[bot].mu, abs=1e-9)
+            assert (row["rating_low"], row["rating_high"]) == pytest.approx(
+                (expected[bot].mu - 1.96 * expected[bot].sigma, expected[bot].mu + 1.96 * expected[bot].sigma), abs=1e-3)
             assert row["sigma"] == pytest.approx(expected[bot].sigma, abs=1e-9)
             assert row["score"] == pytest.approx(expected[bot].mu - 3 * expected[bot].sigma, abs=1e-9)
             assert row["games"] == len(seats)
@@ -111,19 +114,20 @@ def test_head_to_head_counts_match_the_records(folder, records):
     assert pairs["trader"]["random"]["meetings"] == meetings == 2 * 2 * 3  # two tables hold both
 
 
-def test_the_overall_section_combines_the_games_by_the_stated_rule(folder):
+def test_the_overall_section_ranks_by_the_mean_of_the_game_ranks(folder):
     board = json.loads(read(folder, "leaderboard.json"))
-    games = [{row["bot"]: Rating(row["mu"], row["sigma"]) for row in section(board, g)["standings"]}
-             for g in ("modern-art", "silk-road")]
-    overall = {row["bot"]: row for row in section(board, "overall")["standings"]}
-    both = [games[0]["random"], games[1]["random"]]
-    assert overall["random"]["mu"] == pytest.approx((both[0].mu + both[1].mu) / 2)
-    assert overall["random"]["sigma"] == pytest.approx((both[0].sigma ** 2 + both[1].sigma ** 2) ** 0.5 / 2)
-    assert overall["trader"]["mu"] == pytest.approx(games[1]["trader"].mu)  # plays one game: keeps its rating
-    assert overall["random"]["games"] == sum(
+    ranks = {g: {row["bot"]: row["rank"] for row in section(board, g)["standings"]} for g in ("modern-art", "silk-road")}
+    overall = section(board, "overall")["standings"]
+    means = [row["mean_game_rank"] for row in overall]
+    assert means == sorted(means)
+    by_bot = {row["bot"]: row for row in overall}
+    assert by_bot["random"]["mean_game_rank"] == pytest.approx((ranks["modern-art"]["random"] + ranks["silk-road"]["random"]) / 2)
+    assert by_bot["random"]["game_ranks"] == {"modern-art": ranks["modern-art"]["random"], "silk-road": ranks["silk-road"]["random"]}
+    assert by_bot["trader"]["mean_game_rank"] == ranks["silk-road"]["trader"]  # plays one game: its rank there
+    assert all(row["mu"] is None for row in overall)  # ratings of different games are never combined
+    assert by_bot["random"]["games"] == sum(
         row["games"] for g in ("modern-art", "silk-road") for row in section(board, g)["standings"] if row["bot"] == "random")
-    assert section(board, "overall")["notes"] == ["trader is rated on silk-road only", "appraiser is rated on modern-art only"]
-    assert combine([{"a": Rating(20, 3)}, {"a": Rating(30, 4)}]) == {"a": Rating(25, 2.5)}
+    assert section(board, "overall")["notes"] == ["trader is ranked on silk-road only", "appraiser is ranked on modern-art only"]
 
 
 def test_the_files_say_the_same_in_markdown_and_csv(folder):
@@ -132,19 +136,22 @@ def test_the_files_say_the_same_in_markdown_and_csv(folder):
     assert markdown.startswith(f"# Tournament lb: {board['games']} of {board['games']} games played\n")
     assert "## modern-art (24 of 24 games)" in markdown and "## all games (48 of 48 games)" in markdown
     assert "- trader is left out: it does not play modern-art" in markdown
-    assert "- overall mu = mean of the bot's mu over the games it plays" in markdown
-    assert re.search(r"^\| +rank \| bot +\| +mu \| +sigma \| +score \| +games \| +firsts \| +mean rank \| "
-                     r"+mean money \| +faults \|$", markdown, re.MULTILINE)
+    assert "- overall: bots are ordered by the mean of their ranks in the games they play" in markdown
+    assert "- rated with TrueSkill" in markdown
+    assert re.search(r"^\| +rank \| +ranks \| bot +\| +rating \| +95% interval \| +vs next \| +games \| +firsts \| "
+                     r"+mean placing \| +mean money \| +faults \|$", markdown, re.MULTILINE)
     best = section(board, "silk-road")["standings"][0]
-    assert f"| {best['bot']}" in markdown and f"{best['mu']:.2f}" in markdown
+    assert f"| {best['bot']}" in markdown and f"{best['rating']:.2f}" in markdown
     rows = list(csv.DictReader(io.StringIO(read(folder, "leaderboard.csv"))))
-    assert list(rows[0]) == ["section", "rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean_rank",
-                             "mean_money", "faults"]
+    assert list(rows[0]) == ["section", "rank", "rank_low", "rank_high", "bot", "rating", "rating_low", "rating_high",
+                             "mu", "sigma", "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money",
+                             "faults", "mean_game_rank"]
     assert [row["section"] for row in rows].count("overall") == 5
     for row in rows:
         same = next(r for r in section(board, row["section"])["standings"] if r["bot"] == row["bot"])
         assert int(row["rank"]) == same["rank"] and int(row["games"]) == same["games"]
-        assert float(row["mu"]) == pytest.approx(same["mu"], abs=1e-4)
+        if row["section"] != "overall":
+            assert float(row["rating"]) == pytest.approx(same["rating"], abs=1e-4)
 
 
 @pytest.mark.parametrize("form, starts", [("table", "Tournament lb"), ("markdown", "# Tournament lb"),
@@ -202,13 +209,16 @@ def test_a_bot_in_two_seats_takes_the_mean_of_its_seats():
     assert ratings["b"].mu == pytest.approx(second.mu)
 
 
-def test_figures_are_cached_per_number_of_games(folder):
+def test_ratings_are_cached_per_number_of_games_and_rater(folder):
     store = open_store(folder)
     try:
-        ratings, totals, meetings = game_figures(store, "silk-road")
+        seats = from_rows(seats_with_blocks(store, "silk-road"))
+        ratings = cached_ratings(store, "silk-road", "trueskill", seats)
         cached = store.cached_figures("silk-road", store.count("silk-road"))
-        assert cached["ratings"] == {bot: [r.mu, r.sigma] for bot, r in ratings.items()}
+        assert cached == {"rater": "trueskill", "ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}}
         assert store.cached_figures("silk-road", store.count("silk-road") - 1) is None
-        assert game_figures(store, "silk-road") == (ratings, totals, meetings)
+        assert cached_ratings(store, "silk-road", "trueskill", seats) == ratings
+        other = cached_ratings(store, "silk-road", "openskill", seats)
+        assert other != ratings and store.cached_figures("silk-road", store.count("silk-road"))["rater"] == "openskill"
     finally:
         store.close()

@@ -1,17 +1,19 @@
 """Leaderboards of stored results: standings and head-to-head tables, in every output format.
 
-One section per game of the tournament and an overall one (the rule in
-:mod:`arena.tournament.ratings`). Standings columns: rank, bot, mu, sigma,
-score (``mu - 3 sigma``, the ranking key), games (seats played: a bot holding
-two seats of one game counts twice), first places (shared ones included),
-mean rank, mean money, faults. The head-to-head table says, for each pair of
-bots, how often the row's bot finished above the column's bot among the times
-they sat at the same table (per pair of seats; ties count for neither).
+One section per game of the tournament and an overall one, built as plain
+data by :mod:`arena.standings.board` (the JSON form); this module reads the
+store, rates each game with the tournament's rater and renders the sections.
+Standings columns: rank, ranks (the bootstrap range), bot, rating with its
+95% interval, vs next (how often the bot stays above the next one; '?' when
+the order is undecided), games (not seats), first places, mean placing, mean
+money, faults; plain-words lines under each table; then the head-to-head
+table: wins-draws-losses and the score with its interval, per pair.
 Bots left out of a game because they do not play it are noted under it.
+docs/standings.md explains every column with a worked example.
 
 Formats: ``table`` (plain text), ``markdown``, ``html`` (tabulate), ``csv``
 (the standings of every section, one row per bot and section) and ``json``
-(everything, with head-to-head counts and the rating environment).
+(everything, with the rater and its environment).
 """
 
 from __future__ import annotations
@@ -21,146 +23,77 @@ import html
 import io
 import json
 import os
-from itertools import groupby
-from operator import itemgetter
 from typing import Any
 
 from tabulate import tabulate
 
 from arena.errors import StoreError
-from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, Rating, combine, rate_games
+from arena.standings.board import HEAD_TO_HEAD_EXPLANATION, OVERALL, GameInput, game_section, overall_section
+from arena.standings.figures import game_figures
+from arena.standings.raters import DEFAULT_RATER, describe
+from arena.standings.seats import from_rows
+from arena.tournament.ratings import OVERALL_RULE, cached_ratings
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
-OVERALL = "overall"
-STANDING_KEYS = ("rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean_rank", "mean_money", "faults")
-STANDING_HEADERS = ("rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean rank", "mean money", "faults")
-SCORE_NOTE = "score = mu - 3 sigma (TrueSkill, conservative); bots are ranked by it"
-HEAD_TO_HEAD_NOTE = ("head-to-head: how often the row's bot finished above the column's bot "
-                     "when they sat at the same table (ties count for neither)")
-STANDING_ALIGN = ("right", "left", *["right"] * 8)
+STANDING_KEYS = ("rank", "rank_low", "rank_high", "bot", "rating", "rating_low", "rating_high", "mu", "sigma",
+                 "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money", "faults",
+                 "mean_game_rank")
+STANDING_HEADERS = ("rank", "ranks", "bot", "rating", "95% interval", "vs next", "games", "firsts",
+                    "mean placing", "mean money", "faults")
+OVERALL_HEADERS = ("rank", "ranks", "bot", "mean game rank", "game ranks", "vs next", "games", "firsts",
+                   "mean placing", "mean money", "faults")
+#: kept for the report: the plain-words lines are per section now (``section["explanation"]``)
+SCORE_NOTE = "bots are ordered by rating (the rater's mu); the interval is mu +- 1.96 sigma"
+HEAD_TO_HEAD_NOTE = HEAD_TO_HEAD_EXPLANATION
+STANDING_ALIGN = ("right", "right", "left", *["right"] * 8)
 FILES = {"markdown": "leaderboard.md", "csv": "leaderboard.csv", "json": "leaderboard.json"}
 
 
-def build_leaderboard(store: Any) -> dict:
-    """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON format).
+def build_leaderboard(store: Any, rater: str | None = None) -> dict:
+    """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON form).
 
-    The overall section adds up the games' figures rather than asking the store again.
+    ``rater`` overrides the tournament's ``rating`` key (default ``trueskill``).
     """
     header = store.header()
     plan = header["plan"]
-    sections = []
-    per_game = []
-    all_totals: dict[str, list[int]] = {}
-    all_meetings: dict[tuple[str, str], list[int]] = {}
+    info = describe(rater or header["definition"].get("rating", DEFAULT_RATER))
+    inputs, sections = [], []
     for game in plan["games"]:
         name = game["name"]
-        ratings, totals, meetings = game_figures(store, name)
-        per_game.append(ratings)
-        _add_into(all_totals, totals)
-        _add_into(all_meetings, meetings)
-        notes = [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]]
-        sections.append(_section(name, game["entries"], ratings, totals, meetings, store.count(name),
-                                 game["games"], notes))
+        seats = from_rows(store.seats_with_blocks(name))
+        data = GameInput(name, list(game["entries"]), cached_ratings(store, name, info.name, seats),
+                         game_figures(seats, name), seats.games, game["games"],
+                         [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]])
+        inputs.append(data)
+        sections.append(game_section(data, info))
     playing = {bot: [g["name"] for g in plan["games"] if bot in g["entries"]] for bot in plan["bots"]}
-    notes = [f"{bot} is rated on {', '.join(games)} only" for bot, games in playing.items()
+    notes = [f"{bot} is ranked on {', '.join(games)} only" for bot, games in playing.items()
              if len(games) < len(plan["games"])]
-    stored = store.count()
-    sections.append(_section(OVERALL, plan["bots"], combine(per_game), all_totals, all_meetings, stored,
-                             header["total"], notes))
+    overall = overall_section(inputs, sections, list(plan["bots"]), sum(d.stored for d in inputs), header["total"],
+                              notes)
     return {
         "tournament": header["name"],
-        "games": stored,
+        "games": overall["games"],
         "scheduled": header["total"],
-        "rating": {**ENVIRONMENT, "overall_rule": OVERALL_RULE, "score": "mu - 3 * sigma"},
-        "sections": sections,
+        "rating": {"rater": info.name, "title": info.title, **info.environment, "overall_rule": OVERALL_RULE,
+                   "interval": "mu +- 1.96 sigma", "order": "rating (mu), highest first"},
+        "sections": [*sections, overall],
     }
 
 
-def game_figures(store: Any, game: str) -> tuple[dict[str, Rating], dict[str, list[int]], dict[tuple, list[int]]]:
-    """One game's ratings, per-bot totals and head-to-head counts, cached in the store per number of games.
-
-    Totals per bot: seats, first places, rank sum, money sum, faults. Head-to-head per
-    ordered pair of bots at one table: above, below, equal (per pair of seats).
-    """
-    cached = store.cached_figures(game, store.count(game))
-    if cached is None:
-        rows = store.seat_rows(game)
-        ratings = rate_games([(seq, bot, rank) for seq, bot, rank, _, _ in rows])
-        totals, meetings = _tally(rows)
-        cached = {"ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}, "totals": totals,
-                  "meetings": [[*pair, *counts] for pair, counts in meetings.items()]}
-        store.cache_figures(game, len({row[0] for row in rows}), cached)
-    return ({bot: Rating(mu, sigma) for bot, (mu, sigma) in cached["ratings"].items()}, cached["totals"],
-            {(bot, other): counts for bot, other, *counts in cached["meetings"]})
-
-
-def _tally(rows: list[tuple]) -> tuple[dict[str, list[int]], dict[tuple[str, str], list[int]]]:
-    """Per-bot totals and per-pair head-to-head counts of ``(seq, bot, rank, money, faults)`` rows."""
-    totals: dict[str, list[int]] = {}
-    meetings: dict[tuple[str, str], list[int]] = {}
-    for _, group in groupby(rows, key=itemgetter(0)):
-        seats = []
-        for _, bot, rank, money, faults in group:
-            figures = totals.get(bot)
-            if figures is None:
-                figures = totals[bot] = [0, 0, 0, 0, 0]
-            figures[0] += 1
-            figures[1] += rank == 1
-            figures[2] += rank
-            figures[3] += money
-            figures[4] += faults
-            seats.append((bot, rank))
-        for bot, rank in seats:
-            for other, other_rank in seats:
-                if other != bot:
-                    counts = meetings.get((bot, other))
-                    if counts is None:
-                        counts = meetings[(bot, other)] = [0, 0, 0]
-                    counts[0 if rank < other_rank else 1 if rank > other_rank else 2] += 1
-    return totals, meetings
-
-
-def _add_into(sums: dict, figures: dict) -> None:
-    for key, values in figures.items():
-        into = sums.setdefault(key, [0] * len(values))
-        for index, value in enumerate(values):
-            into[index] += value
-
-
-def _section(name: str, bots: list[str], ratings: dict[str, Rating], totals: dict[str, list[int]],
-             meetings: dict[tuple[str, str], list[int]], stored: int, scheduled: int, notes: list[str]) -> dict:
-    """One section: ``totals`` maps a bot to (seats, firsts, rank sum, money sum, faults),
-    ``meetings`` a pair of bots to (above, below, equal)."""
-    start = Rating(ENVIRONMENT["mu"], ENVIRONMENT["sigma"])
-    rows = []
-    for bot in bots:
-        rating = ratings.get(bot, start)
-        seats, firsts, rank_sum, money_sum, faults = totals.get(bot, (0, 0, 0, 0, 0))
-        rows.append({
-            "bot": bot, "mu": rating.mu, "sigma": rating.sigma, "score": rating.conservative,
-            "games": seats, "firsts": firsts,
-            "mean_rank": rank_sum / seats if seats else None,
-            "mean_money": money_sum / seats if seats else None,
-            "faults": faults,
-        })
-    rows.sort(key=lambda row: (-row["score"], -row["mu"], row["bot"]))
-    standings = [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
-    pairs: dict[str, dict[str, dict]] = {}
-    for (bot, other), (above, below, equal) in sorted(meetings.items()):
-        pairs.setdefault(bot, {})[other] = {"above": above, "below": below, "equal": equal,
-                                            "meetings": above + below + equal}
-    return {"game": name, "games": stored, "scheduled": scheduled, "standings": standings,
-            "notes": notes, "head_to_head": pairs}
-
-
 def select(board: dict, game: str | None) -> dict:
-    """``board`` with only the section of ``game`` (a game of the tournament, or ``overall``)."""
+    """``board`` with only the section of ``game`` (a game of the tournament, or ``overall``).
+
+    The result names the chosen section under ``"selected"``, so a diff against
+    a whole leaderboard compares that section only.
+    """
     if game is None:
         return board
     names = [section["game"] for section in board["sections"]]
     if game not in names:
         raise StoreError(f"tournament {board['tournament']} has no game {game!r} (choose from: {', '.join(names)})")
-    return {**board, "sections": [section for section in board["sections"] if section["game"] == game]}
+    return {**board, "selected": game, "sections": [section for section in board["sections"]
+                                                    if section["game"] == game]}
 
 
 # -- rendering --
@@ -181,14 +114,31 @@ def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _standing_cells(row: dict) -> list:
-    return [row["rank"], row["bot"], _number(row["mu"], 2), _number(row["sigma"], 2), _number(row["score"], 2),
-            row["games"], row["firsts"], _number(row["mean_rank"], 2), _number(row["mean_money"], 1),
-            row["faults"]]
+def _ranks(row: dict) -> str:
+    low, high = row["rank_low"], row["rank_high"]
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _vs_next(row: dict) -> str:
+    if row["vs_next"] is None:
+        return ""
+    return f"{100 * row['vs_next']:.0f}%" + ("" if row["decided"] else "?")
+
+
+def _standing_cells(row: dict, overall: bool) -> list:
+    if overall:
+        rating = [_number(row["mean_game_rank"], 2),
+                  ", ".join(f"{game} {rank}" for game, rank in row["game_ranks"].items())]
+    else:
+        rating = [_number(row["rating"], 2), f"{row['rating_low']:.1f} to {row['rating_high']:.1f}"]
+    return [row["rank"], _ranks(row), row["bot"], *rating, _vs_next(row), row["games"], row["firsts"],
+            _number(row["mean_rank"], 2), _number(row["mean_money"], 1), row["faults"]]
 
 
 def _standings_table(section: dict, tablefmt: str) -> str:
-    return tabulate([_standing_cells(row) for row in section["standings"]], headers=STANDING_HEADERS,
+    overall = section["game"] == OVERALL
+    return tabulate([_standing_cells(row, overall) for row in section["standings"]],
+                    headers=OVERALL_HEADERS if overall else STANDING_HEADERS,
                     tablefmt=tablefmt, disable_numparse=True, colalign=STANDING_ALIGN)
 
 
@@ -199,6 +149,7 @@ def _head_to_head_table(section: dict, tablefmt: str) -> str:
 
 
 def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
+    """Per pair: ``W-D-L score% (low-high%)``, ``-`` where the bots never met."""
     bots = [row["bot"] for row in section["standings"]]
     pairs = section["head_to_head"]
     rows = []
@@ -206,9 +157,17 @@ def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
         cells = [bot]
         for other in bots:
             pair = pairs.get(bot, {}).get(other)
-            cells.append(f"{100 * pair['above'] / pair['meetings']:.0f}%" if pair and pair["meetings"] else "-")
+            cells.append(f"{pair['above']}-{pair['equal']}-{pair['below']} {100 * pair['score']:.0f}% "
+                         f"({100 * pair['low']:.0f}-{100 * pair['high']:.0f})"
+                         if pair and pair["meetings"] else "-")
         rows.append(cells)
     return ["bot", *bots], rows
+
+
+def _notes(board: dict, section: dict) -> list[str]:
+    """The lines under a section's standings: its notes, then what the figures are in plain words."""
+    rater = [f"rated with {board['rating']['title']}"] if section["game"] != OVERALL else []
+    return section["notes"] + rater + section["explanation"]
 
 
 def _title(board: dict) -> str:
@@ -226,10 +185,7 @@ def _text(board: dict, tablefmt: str, markdown: bool) -> str:
         lines += [("## " if markdown else "== ") + _section_title(section), ""]
         lines.append(_standings_table(section, tablefmt))
         lines.append("")
-        if section["game"] == OVERALL:
-            lines.append(("- " if markdown else "") + OVERALL_RULE)
-        lines += [("- " if markdown else "") + note for note in section["notes"]]
-        lines.append(("- " if markdown else "") + SCORE_NOTE)
+        lines += [("- " if markdown else "") + note for note in _notes(board, section)]
         lines.append("")
         lines.append(("*" if markdown else "") + HEAD_TO_HEAD_NOTE + ("*" if markdown else ""))
         lines.append("")
@@ -244,7 +200,7 @@ def _csv(board: dict) -> str:
     writer.writerow(["section", *STANDING_KEYS])
     for section in board["sections"]:
         for row in section["standings"]:
-            writer.writerow([section["game"], *(_csv_value(row[key]) for key in STANDING_KEYS)])
+            writer.writerow([section["game"], *(_csv_value(row.get(key)) for key in STANDING_KEYS)])
     return out.getvalue()
 
 
@@ -267,7 +223,7 @@ def _html(board: dict) -> str:
     for section in board["sections"]:
         parts.append(f"<h2>{html.escape(_section_title(section))}</h2>")
         parts.append(_standings_table(section, "html"))
-        notes = ([OVERALL_RULE] if section["game"] == OVERALL else []) + section["notes"] + [SCORE_NOTE]
+        notes = _notes(board, section)
         parts.append("<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
         parts.append(f"<p>{html.escape(HEAD_TO_HEAD_NOTE)}</p>")
         parts.append(_head_to_head_table(section, "html"))

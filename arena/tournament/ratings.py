@@ -1,100 +1,63 @@
-"""TrueSkill ratings of stored games, per game and overall.
+"""Ratings of stored games, per game: the rater's pass in schedule order, cached in the store.
 
 Per game (modern-art, silk-road), every stored game is one free-for-all
-match, rated with the trueskill package in SCHEDULE order (never in the order
-games finished), so the ratings are the same for any ``-j`` and after a
-resume. Each seat is a one-player team placed by its rank; equal ranks (equal
-money) are draws. A bot holding several seats of one game (a table with
-fewer entries than seats) takes the mean of its seats' updated mu and sigma.
+match rated in SCHEDULE order (never in the order games finished), so the
+ratings are the same for any ``-j`` and after a resume. The rater is the
+tournament's ``rating`` key: TrueSkill (the default) or OpenSkill's
+Plackett-Luce (:mod:`arena.standings.raters`, where the environments are
+written out). A bot holding several seats of one game takes the mean of its
+seats' updated mu and sigma.
 
-The environment is trueskill's standard one, written out because it decides
-the numbers:
-
-- ``mu = 25``: a new bot's estimated skill;
-- ``sigma = 25/3``: the uncertainty of that estimate;
-- ``beta = 25/6``: the skill gap that makes the better bot finish above the
-  other about 76% of the time;
-- ``tau = 25/300``: how much uncertainty each game adds back (skills may drift);
-- ``draw_probability = 0.10``: the prior chance that two seats tie on money.
-
-Overall rule: a bot's overall mu is the mean of its mu over the games it
-plays, and its overall sigma the uncertainty of that mean,
-``sqrt(sum of sigma^2) / number of games``; a bot playing one game keeps that
-game's rating. Each game weighs the same, whatever its number of games or
-its scale of money, and a bot is not punished for skipping a game it does not play.
-
-The leaderboard caches them in the store, keyed by the number of games they
-cover, so each new set of results costs one TrueSkill pass per game.
+Ratings of different games are never combined: the overall standing is the
+mean of a bot's per-game ranks (:data:`OVERALL_RULE`, :mod:`arena.standings.board`).
+The leaderboard caches each game's ratings in the store, keyed by the number
+of games they cover and the rater, so each new set of results costs one pass.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from typing import Any, Iterable
 
-import trueskill
+from arena.standings.raters import DEFAULT_RATER, TRUESKILL_ENVIRONMENT, Rating, rate
+from arena.standings.seats import GameSeats
+from arena.tournament.store import Store
 
-ENVIRONMENT = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.10}
-OVERALL_RULE = ("overall mu = mean of the bot's mu over the games it plays; "
-                "overall sigma = sqrt(sum of sigma^2) / number of those games")
+__all__ = ["ENVIRONMENT", "OVERALL_RULE", "Rating", "rate_games", "game_ratings", "cached_ratings"]
 
-
-@dataclass(frozen=True)
-class Rating:
-    """A bot's TrueSkill estimate."""
-
-    mu: float
-    sigma: float
-
-    @property
-    def conservative(self) -> float:
-        """``mu - 3 sigma``: the skill the bot has with about 99.9% confidence; the ranking key."""
-        return self.mu - 3 * self.sigma
+ENVIRONMENT = TRUESKILL_ENVIRONMENT
+OVERALL_RULE = ("overall rank = by the mean of the bot's ranks in the games it plays (each game weighs the same); "
+                "ratings of different games are not combined")
 
 
-def rate_games(placings: Iterable[tuple[int, str, int]], history: list | None = None) -> dict[str, Rating]:
+def rate_games(placings: Iterable[tuple[int, str, int]], history: list | None = None,
+               rater: str = DEFAULT_RATER) -> dict[str, Rating]:
     """Rate games given as ``(game key, bot, rank)`` per seat, grouped by game, in the order to rate them.
 
     When ``history`` is a list, ``(game key, {bot: Rating})`` of the bots each
     game rated is appended after that game (the report plots ratings over games).
     """
-    env = trueskill.TrueSkill(**ENVIRONMENT)
-    start = env.create_rating()
-    current: dict[str, Any] = {}
-    rate = env.rate
+    keys, games = [], []
     for key, seats in groupby(placings, key=itemgetter(0)):
         seats = list(seats)
-        bots = [bot for _, bot, _ in seats]
-        updated = rate([(current.get(bot, start),) for bot in bots], ranks=[rank for _, _, rank in seats])
-        if len(set(bots)) == len(bots):
-            for bot, (rating,) in zip(bots, updated):
-                current[bot] = rating
-        else:
-            for bot in set(bots):
-                mine = [rating for other, (rating,) in zip(bots, updated) if other == bot]
-                current[bot] = env.create_rating(sum(r.mu for r in mine) / len(mine),
-                                                 sum(r.sigma for r in mine) / len(mine))
-        if history is not None:
-            history.append((key, {bot: Rating(current[bot].mu, current[bot].sigma) for bot in set(bots)}))
-    return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
+        keys.append(key)
+        games.append(([bot for _, bot, _ in seats], [rank for _, _, rank in seats]))
+    after_each = None if history is None else (lambda position, ratings: history.append((keys[position], ratings)))
+    return rate(rater, games, after_each)
 
 
-def game_ratings(store: Any, game: str) -> dict[str, Rating]:
+def game_ratings(store: Any, game: str, rater: str = DEFAULT_RATER) -> dict[str, Rating]:
     """The ratings of every bot in ``game``, rated afresh from ``store`` (the leaderboard caches its own)."""
-    return rate_games(store.placings(game))
+    return rate_games(store.placings(game), rater=rater)
 
 
-def combine(per_game: Iterable[dict[str, Rating]]) -> dict[str, Rating]:
-    """The overall ratings from each game's (the rule in :data:`OVERALL_RULE`)."""
-    collected: dict[str, list[Rating]] = {}
-    for ratings in per_game:
-        for bot, rating in ratings.items():
-            collected.setdefault(bot, []).append(rating)
-    return {
-        bot: Rating(sum(r.mu for r in mine) / len(mine),
-                    math.sqrt(sum(r.sigma ** 2 for r in mine)) / len(mine))
-        for bot, mine in collected.items()
-    }
+def cached_ratings(store: Store, game: str, rater: str, seats: GameSeats) -> dict[str, Rating]:
+    """``game``'s ratings over its stored ``seats`` with ``rater``, from the store's cache or rated and cached."""
+    cached = store.cached_figures(game, seats.games)
+    if isinstance(cached, dict) and cached.get("rater") == rater:
+        return {bot: Rating(mu, sigma) for bot, (mu, sigma) in cached["ratings"].items()}
+    ratings = rate(rater, seats.rated_games())
+    store.cache_figures(game, seats.games, {"rater": rater,
+                                            "ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}})
+    return ratings

@@ -1,0 +1,9 @@
+"""Standings people can read: ratings with intervals, rank ranges, head-to-head records.
+
+- :mod:`arena.standings.raters`: TrueSkill (default) or OpenSkill, one pass in schedule order;
+- :mod:`arena.standings.seats`: one game's stored seats as columns, with their deal blocks;
+- :mod:`arena.standings.figures`: totals, head-to-head and the bootstrap over deal blocks (numpy);
+- :mod:`arena.standings.board`: the sections of a leaderboard as plain data.
+
+:mod:`arena.tournament.leaderboard` reads the store and renders the sections.
+"""

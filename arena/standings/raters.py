@@ -1,0 +1,122 @@
+"""The raters: TrueSkill (the default) and OpenSkill's Plackett-Luce, behind one small interface.
+
+A rater turns games, in the order to rate them, into one :class:`Rating` per
+bot. Each game is a free-for-all by placing: every seat is a one-player team,
+equal placings are draws. A bot holding several seats of one game takes the
+mean of its seats' updated mu and sigma.
+
+The rating loop is the library's own call in a loop, with nothing between the
+calls but a dictionary look-up per seat: the leaderboard's rating time is the
+library's time (``benchmarks/ratings.py`` measures both in one run).
+
+Both raters start a bot at mu 25, sigma 25/3 and report mu with a 95%
+interval ``mu +- 1.96 sigma``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+#: the rater names a tournament file's ``rating`` key takes; the first is the default
+RATERS = ("trueskill", "openskill")
+DEFAULT_RATER = RATERS[0]
+#: the trueskill environment, written out because it decides the numbers (docs/standings.md)
+TRUESKILL_ENVIRONMENT = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.10}
+#: openskill's Plackett-Luce model with the same prior as TrueSkill
+OPENSKILL_ENVIRONMENT = {"mu": 25.0, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300}
+Z95 = 1.959963984540054
+PRIOR_MU, PRIOR_SIGMA = 25.0, 25 / 3
+
+#: one game to rate: the bots of its seats and their placings (1 = first), seat by seat
+SeatedGame = tuple[Sequence[str], Sequence[int]]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot's skill estimate: ``mu`` and its uncertainty ``sigma`` (one standard deviation)."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        """``mu - 3 sigma``: the skill the bot has with about 99.9% confidence."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def low(self) -> float:
+        """The lower end of the 95% interval, ``mu - 1.96 sigma``."""
+        return self.mu - Z95 * self.sigma
+
+    @property
+    def high(self) -> float:
+        """The upper end of the 95% interval, ``mu + 1.96 sigma``."""
+        return self.mu + Z95 * self.sigma
+
+
+@dataclass(frozen=True)
+class RaterInfo:
+    """What the leaderboard says about the rater it used."""
+
+    name: str
+    title: str
+    environment: dict
+
+
+def describe(name: str) -> RaterInfo:
+    """The :class:`RaterInfo` of rater ``name`` (one of :data:`RATERS`)."""
+    if name == "trueskill":
+        return RaterInfo(name, "TrueSkill", dict(TRUESKILL_ENVIRONMENT))
+    if name == "openskill":
+        return RaterInfo(name, "OpenSkill (Plackett-Luce)", dict(OPENSKILL_ENVIRONMENT))
+    raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
+
+
+def rate(name: str, games: Iterable[SeatedGame],
+         after_each: Callable[[int, dict[str, Rating]], None] | None = None) -> dict[str, Rating]:
+    """Rate ``games`` in the order given with rater ``name``; each bot's final :class:`Rating`.
+
+    ``after_each(position, ratings)``, when given, is called after every game
+    with its position (from 0) and the new ratings of its bots (the report
+    plots ratings over games).
+    """
+    if name == "trueskill":
+        import trueskill
+
+        env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
+        update = env.rate
+
+        def make(mu: float, sigma: float):
+            return env.create_rating(mu, sigma)
+    elif name == "openskill":
+        from openskill.models import PlackettLuce
+
+        model = PlackettLuce(**OPENSKILL_ENVIRONMENT)
+        update = model.rate
+
+        def make(mu: float, sigma: float):
+            return model.rating(mu=mu, sigma=sigma)
+    else:
+        raise ValueError(describe(name))  # describe() raises the message first
+    current: dict = {}
+    for position, (bots, ranks) in enumerate(games):
+        for bot in bots:
+            if bot not in current:
+                current[bot] = make(PRIOR_MU, PRIOR_SIGMA)  # one object per bot: openskill updates in place
+        updated = update([[current[bot]] for bot in bots], ranks=list(ranks))
+        if len(set(bots)) == len(bots):
+            for bot, (rating,) in zip(bots, updated):
+                current[bot] = rating
+        else:
+            _merge_seats(current, bots, updated, make)
+        if after_each is not None:
+            after_each(position, {bot: Rating(current[bot].mu, current[bot].sigma) for bot in dict.fromkeys(bots)})
+    return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
+
+
+def _merge_seats(current: dict, bots: Sequence[str], updated: list, make: Callable) -> None:
+    """A bot holding several seats takes the mean of its seats' updated mu and sigma."""
+    for bot in dict.fromkeys(bots):
+        mine = [rating for other, (rating,) in zip(bots, updated) if other == bot]
+        current[bot] = make(sum(r.mu for r in mine) / len(mine), sum(r.sigma for r in mine) / len(mine))
