@@ -1,0 +1,315 @@
+"""Bot versions: one string naming the code an entrant runs, so stored games are reused only for the same code.
+
+Every entrant gets a version (protocol.md section 6, a game record's ``versions``):
+
+- a registered bot: its distribution's name and version, and a hash of every
+  ``.py`` file of the top-level package that defines the bot
+  (``arena-bots 0.1.0 sha256:3f2a9b0c1d2e``);
+- a ``py:`` bot: a hash of its module's file, or of its top-level package's
+  ``.py`` files when the module is in a package (``py sha256:...``);
+- a ``cmd:`` bot: a hash of the command line, of every file the command line
+  names, and of the bot's own files (``cmd sha256:...``): the files its
+  ``[[bots]]`` entry names (``files = ["bot/**"]``), or by default the
+  program's folder (see :func:`cmd_files`);
+
+followed by `` options=`` and the entry's options as canonical JSON when it
+has any. A hash covers each file's path (relative to its package's or the
+tournament's folder) and content, in sorted order, so moving a tournament
+folder keeps the versions and editing any file changes them.
+:func:`version_changes` says why two versions differ, for messages like
+``bot mine changed (code)``.
+
+Cheap enough for a hundred entrants: a file is read again only when its size
+or modification time changed, and a package is hashed once per call of
+:func:`entrant_versions`.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+from typing import Any, Iterable
+
+from arena.entrants import Entrant
+from arena.errors import UnknownBot
+
+__all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files"]
+
+#: hex digits of the hash shown in a version
+HASH_HEX = 12
+#: folders never hashed: caches, version control, dependencies, hidden folders (any name starting with '.')
+SKIP_FOLDERS = frozenset({"__pycache__", "node_modules"})
+#: files never hashed: compiled Python, results stores and logs
+SKIP_SUFFIXES = (".pyc", ".pyo", ".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".log")
+#: a program folder holding more than this many files or bytes is too big to be the bot's own:
+#: the bot is known by the files its command line names alone (name the rest with ``files``)
+MAX_FOLDER_FILES = 1000
+MAX_FOLDER_BYTES = 64 << 20
+#: a file bigger than this is known by its size and modification time, not its content
+MAX_FILE_BYTES = 64 << 20
+
+_VERSION = re.compile(r"^(?P<label>.+?) sha256:(?P<hash>[0-9a-f]+)(?: options=(?P<options>.*))?$")
+#: (path, size, mtime_ns, inode) -> the file's sha256, so an unchanged file is read once per process
+_file_digests: dict[tuple, str] = {}
+
+
+def entrant_version(entrant: Entrant, plugins: Any, base_dir: str | None = None) -> str:
+    """The version string of ``entrant`` (see the module docstring).
+
+    :param base_dir: the folder a ``cmd:`` entrant's paths are shown relative to
+        (default: the entrant's own ``base_dir``, else the current folder).
+    """
+    return entrant_versions([entrant], plugins, base_dir)[0]
+
+
+def entrant_versions(entrants: Iterable[Entrant], plugins: Any, base_dir: str | None = None) -> list[str]:
+    """The versions of ``entrants``, in order; a package shared by several is hashed once."""
+    packages: dict[tuple[str, ...], str] = {}
+    versions = []
+    for entrant in entrants:
+        if entrant.kind == "plugin":
+            label, roots = _plugin_package(entrant, plugins)
+            head = f"{label} sha256:{_cached_package_hash(roots, packages)}"
+        elif entrant.kind == "py":
+            roots = _module_roots(entrant.target.partition(":")[0], entrant.target)
+            head = f"py sha256:{_cached_package_hash(roots, packages)}"
+        elif entrant.kind == "cmd":
+            head = f"cmd sha256:{_cmd_hash(entrant, base_dir or entrant.base_dir or os.getcwd())}"
+        else:
+            raise UnknownBot(f"bot {entrant.name}: unknown kind {entrant.kind!r}")
+        versions.append(head + _options_suffix(entrant.options))
+    return versions
+
+
+def version_changes(old: str, new: str) -> tuple[str, ...]:
+    """Why ``new`` differs from ``old``: some of ``"version"`` (distribution, its version, or the
+    kind of bot), ``"code"`` (the hashed files or command line) and ``"options"``; empty when equal."""
+    if old == new:
+        return ()
+    before, after = _VERSION.match(old or ""), _VERSION.match(new or "")
+    if before is None or after is None:
+        return ("version",)
+    return tuple(reason for reason, part in (("version", "label"), ("code", "hash"), ("options", "options"))
+                 if before[part] != after[part])
+
+
+def version_change(old: str, new: str) -> str:
+    """:func:`version_changes` as text for a message (``"code"``, ``"code, options"``; ``""`` when equal)."""
+    return ", ".join(version_changes(old, new))
+
+
+def _options_suffix(options: dict) -> str:
+    if not options:
+        return ""
+    return " options=" + json.dumps(options, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# -- registered and py: bots: a Python package's files --
+
+
+def _plugin_package(entrant: Entrant, plugins: Any) -> tuple[str, tuple[str, ...]]:
+    """The label (distribution and version) and package folders of a registered bot."""
+    info = plugins.bot(entrant.target)
+    plugin = plugins.infos.get(info.plugin)
+    distribution = plugin.distribution if plugin else info.plugin
+    version = plugin.version if plugin else "-"
+    factory = info.factory
+    module_name = getattr(factory, "__module__", None) or getattr(getattr(factory, "func", None), "__module__", None)
+    if not module_name or module_name == "__main__":
+        module_name = getattr(getattr(plugin, "module", None), "__name__", None) or ""
+    return f"{_word(distribution)} {_word(version)}", _module_roots(module_name, entrant.target)
+
+
+def _word(text: str) -> str:
+    return "".join(text.split()) or "-"
+
+
+def _module_roots(module_name: str, what: str) -> tuple[str, ...]:
+    """The files or folders to hash for a module: its top-level package's folders, or its one file."""
+    top = module_name.partition(".")[0]
+    module = sys.modules.get(top)
+    if module is not None:
+        folders = list(getattr(module, "__path__", None) or [])
+        origin = getattr(module, "__file__", None)
+    else:
+        spec = _find_spec(top)
+        if spec is None:
+            raise UnknownBot(f"cannot find module {module_name!r} for {what}")
+        folders = list(spec.submodule_search_locations or [])
+        origin = spec.origin
+    if folders:
+        return tuple(sorted(os.path.abspath(folder) for folder in folders))
+    if origin and os.path.isfile(origin):
+        return (os.path.abspath(origin),)
+    return ()  # built in, frozen or made at run time: known by its name alone
+
+
+def _find_spec(top: str) -> Any:
+    """``importlib.util.find_spec`` with the current folder on the path, like ``py:`` bots are loaded.
+
+    Unlike a search of ``sys.path`` alone, this asks every import finder, so a
+    module installed in editable mode (a finder, not a path entry) is found.
+    """
+    added = "" not in sys.path and os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+
+
+def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str]) -> str:
+    if roots not in cache:
+        cache[roots] = _package_hash(roots)
+    return cache[roots]
+
+
+def _package_hash(roots: tuple[str, ...]) -> str:
+    """The hash of every ``.py`` file under ``roots``, named relative to each root's parent folder."""
+    entries = []
+    for root in roots:
+        parent = os.path.dirname(root)
+        paths = [root] if os.path.isfile(root) else _walk(root, lambda name: name.endswith(".py"))
+        entries += [(os.path.relpath(path, parent), path) for path in paths]
+    return _hash_entries(entries)
+
+
+# -- cmd: bots: the command line and the bot's files --
+
+
+def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
+    """The files a ``cmd:`` entrant's version covers (absolute paths, sorted, no repeats).
+
+    Always every existing file its command line names (relative paths were made
+    absolute when the spec was parsed). Then, with ``files`` in its
+    ``[[bots]]`` entry, every file those patterns match under ``base_dir``;
+    without, the program's folder, recursively, when the program has a folder
+    of its own: not when it sits directly in ``base_dir`` or the current folder
+    (shared with the tournament file, results and other bots: there the files
+    named on the command line alone count), and not when that folder holds
+    more than ``MAX_FOLDER_FILES`` files or ``MAX_FOLDER_BYTES`` bytes. The
+    program is the first file named whose folder is not on PATH (so in
+    ``python3 bot/main.py`` it is ``bot/main.py``), else the command itself
+    found on PATH. Hidden entries, ``__pycache__``, ``node_modules``, compiled
+    Python, logs and results stores are never hashed.
+    """
+    base_dir = os.path.abspath(base_dir or entrant.base_dir or os.getcwd())
+    argv = entrant.command
+    named = [path for path in _named_paths(argv) if os.path.isfile(path)]
+    files = set(named)
+    if entrant.files:
+        for pattern in entrant.files:
+            files.update(path for path in glob.glob(os.path.join(base_dir, pattern), recursive=True)
+                         if os.path.isfile(path) and not _skipped(os.path.relpath(path, base_dir)))
+        return sorted(files)
+    path_dirs = {os.path.abspath(folder) for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if folder}
+    program = next((path for path in named if os.path.dirname(path) not in path_dirs), None)
+    if program is None:
+        found = shutil.which(argv[0]) if argv else None
+        if found:
+            files.add(os.path.abspath(found))
+        return sorted(files)
+    folder = os.path.dirname(program)
+    if folder not in (base_dir, os.path.abspath(os.getcwd())):
+        files.update(_walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES))
+    return sorted(files)
+
+
+def _named_paths(argv: list[str]) -> list[str]:
+    """The absolute paths a command line names: whole words, and the values of ``--key=PATH``."""
+    paths = []
+    for word in argv:
+        key, equals, value = word.partition("=")
+        candidate = value if equals and key.startswith("-") else word
+        if os.path.isabs(candidate):
+            paths.append(os.path.normpath(candidate))
+    return paths
+
+
+def _cmd_hash(entrant: Entrant, base_dir: str) -> str:
+    base_dir = os.path.abspath(base_dir)
+
+    def shown(path: str) -> str:
+        relative = os.path.relpath(path, base_dir)
+        return path if relative.startswith("..") else relative
+
+    argv = [shown(word) if os.path.isabs(word) else word for word in entrant.command]
+    entries = [(shown(path), path) for path in cmd_files(entrant, base_dir)]
+    return _hash_entries(entries, header=json.dumps(argv))
+
+
+# -- files --
+
+
+def _skipped(relative: str) -> bool:
+    parts = relative.split(os.sep)
+    return (any(part.startswith(".") or part in SKIP_FOLDERS for part in parts)
+            or relative.endswith(SKIP_SUFFIXES))
+
+
+def _walk(root: str, wanted: Any, max_files: int | None = None, max_bytes: int | None = None) -> list[str]:
+    """The files under ``root`` that ``wanted(name)`` accepts, skipping what is never hashed.
+
+    With limits, an empty list when the folder holds more than ``max_files``
+    files or ``max_bytes`` bytes. A folder holding a results store
+    (``results.sqlite``) is skipped with everything in it.
+    """
+    found: list[str] = []
+    size = 0
+    for folder, folders, names in os.walk(root):
+        if folder != root and "results.sqlite" in names:
+            folders[:] = []
+            continue
+        folders[:] = [name for name in folders if not name.startswith(".") and name not in SKIP_FOLDERS]
+        for name in names:
+            if name.startswith(".") or name.endswith(SKIP_SUFFIXES) or not wanted(name):
+                continue
+            path = os.path.join(folder, name)
+            if not os.path.isfile(path):
+                continue
+            found.append(path)
+            if max_bytes is not None:
+                size += os.path.getsize(path)
+            if (max_files is not None and len(found) > max_files) or (max_bytes is not None and size > max_bytes):
+                return []
+    return found
+
+
+def _hash_entries(entries: list[tuple[str, str]], header: str = "") -> str:
+    """The short hash of (shown name, path) pairs: each name and its file's hash, in name order."""
+    digest = hashlib.sha256(header.encode() + b"\n")
+    for shown, path in sorted(entries):
+        digest.update(f"{shown.replace(os.sep, '/')}\0{_file_digest(path)}\n".encode())
+    return digest.hexdigest()[:HASH_HEX]
+
+
+def _file_digest(path: str) -> str:
+    """The sha256 of a file's content (of its size and time when it is over ``MAX_FILE_BYTES``)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (path, stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    digest = _file_digests.get(key)
+    if digest is None:
+        if stat.st_size > MAX_FILE_BYTES:
+            digest = f"size {stat.st_size} mtime {stat.st_mtime_ns}"
+        else:
+            try:
+                with open(path, "rb") as handle:
+                    digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            except OSError:
+                digest = "unreadable"
+        _file_digests[key] = digest
+    return digest
