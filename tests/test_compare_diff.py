@@ -35,7 +35,7 @@ def test_diff_gives_each_bots_move_and_changes_and_names_the_gone():
     section = diff["sections"][0]
     rows = {row["bot"]: row for row in section["rows"]}
     assert (rows["random"]["old_rank"], rows["random"]["rank"]) == (2, 1)
-    assert rows["random"]["score"] - rows["random"]["old_score"] == pytest.approx(11.5)
+    assert rows["random"]["value"] - rows["random"]["old_value"] == pytest.approx(11.5)  # the rating (mu)
     assert rows["mcts"]["old_rank"] is None
     assert section["gone"] == ["old"] and diff["dropped"] == ["silk-road"]
     assert (diff["games"], diff["old_games"]) == (45, 30)

@@ -2,10 +2,15 @@
 
 Made for a pull-request comment or a CI step summary: per section (each game
 and overall), every bot's rank now and its move since the old leaderboard,
-its score (mu - 3 sigma) and mu with their changes, and its games; bots new to
-a section and bots gone from it are named. The old leaderboard is a results
-folder (its store is read) or a ``leaderboard.json`` that a run wrote, so CI
-may keep just that file.
+its rank range, its rating (in the overall section: its mean game rank) with
+the change, and its games; bots new to a section and bots gone from it are
+named. The old leaderboard is a results folder (its store is read) or a
+``leaderboard.json`` that a run wrote, so CI may keep just that file; one
+written before ratings had intervals (mu, sigma, score) still compares by mu.
+
+With ``-g G`` the new leaderboard holds one section (it says which under
+``"selected"``): only that section of the old one is compared, and no other
+section is reported gone.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from arena.tournament.store import STORE_FILE, open_store
 
 DIFF_FORMATS = ("table", "markdown", "json")
 LEADERBOARD_JSON = "leaderboard.json"
-HEADERS = ("rank", "move", "bot", "score", "change", "mu", "change", "games", "new games")
+HEADERS = ("rank", "move", "ranks", "bot", "rating", "change", "games", "new games")
+OVERALL_HEADERS = ("rank", "move", "ranks", "bot", "mean game rank", "change", "games", "new games")
+OVERALL = "overall"
 
 
 def load_board(source: str) -> dict:
@@ -52,23 +59,37 @@ def load_board(source: str) -> dict:
     return board
 
 
+def _value(row: dict, overall: bool) -> float | None:
+    """What a section orders by: the rating (mu in older boards), or in the overall section the mean game rank."""
+    if overall and row.get("mean_game_rank") is not None:
+        return row["mean_game_rank"]
+    return row.get("rating", row.get("mu"))
+
+
 def diff_boards(old: dict, new: dict) -> dict:
-    """Per section of ``new``: each bot's standing with its changes since ``old``, and the bots gone."""
+    """Per section of ``new``: each bot's standing with its changes since ``old``, and the bots gone.
+
+    When ``new`` is one selected section (``-g``), only that section of ``old`` counts.
+    """
     old_sections = {section["game"]: section for section in old["sections"]}
+    if new.get("selected") is not None:
+        old_sections = {game: section for game, section in old_sections.items() if game == new["selected"]}
     sections = []
     for section in new["sections"]:
+        overall = section["game"] == OVERALL
         before = {row["bot"]: row for row in old_sections.get(section["game"], {}).get("standings", [])}
         rows = []
         for row in section["standings"]:
             was = before.get(row["bot"])
             rows.append({
-                "bot": row["bot"], "rank": row["rank"], "score": row["score"], "mu": row["mu"],
-                "games": row["games"],
-                "old_rank": was and was["rank"], "old_score": was and was["score"], "old_mu": was and was["mu"],
-                "old_games": was and was["games"],
+                "bot": row["bot"], "rank": row["rank"], "rank_low": row.get("rank_low", row["rank"]),
+                "rank_high": row.get("rank_high", row["rank"]), "value": _value(row, overall),
+                "games": row["games"], "old_rank": was and was["rank"],
+                "old_value": was and _value(was, overall), "old_games": was and was["games"],
             })
         now = {row["bot"] for row in section["standings"]}
         sections.append({"game": section["game"], "games": section["games"],
+                         "measure": "mean game rank" if overall else "rating",
                          "old_games": old_sections.get(section["game"], {}).get("games"),
                          "rows": rows, "gone": [bot for bot in before if bot not in now]})
     return {"tournament": new["tournament"], "old_tournament": old["tournament"],
@@ -83,14 +104,15 @@ def _move(row: dict) -> str:
     return "=" if step == 0 else f"up {step}" if step > 0 else f"down {-step}"
 
 
-def _change(now: float, before: float | None) -> str:
-    return "-" if before is None else f"{now - before:+.2f}"
+def _change(now: float | None, before: float | None) -> str:
+    return "-" if now is None or before is None else f"{now - before:+.2f}"
 
 
 def _cells(row: dict) -> list:
-    return [row["rank"], _move(row), row["bot"], f"{row['score']:.2f}", _change(row["score"], row["old_score"]),
-            f"{row['mu']:.2f}", _change(row["mu"], row["old_mu"]), row["games"],
-            row["games"] - (row["old_games"] or 0)]
+    low, high = row["rank_low"], row["rank_high"]
+    return [row["rank"], _move(row), str(low) if low == high else f"{low}-{high}", row["bot"],
+            "-" if row["value"] is None else f"{row['value']:.2f}", _change(row["value"], row["old_value"]),
+            row["games"], row["games"] - (row["old_games"] or 0)]
 
 
 def render_diff(diff: dict, form: str) -> str:
@@ -103,7 +125,8 @@ def render_diff(diff: dict, form: str) -> str:
              f"(before: {diff['old_tournament']}, {diff['old_games']} games)", ""]
     for section in diff["sections"]:
         lines += [("#### " if markdown else "== ") + section["game"], ""]
-        lines.append(tabulate([_cells(row) for row in section["rows"]], headers=HEADERS, tablefmt=tablefmt,
+        headers = OVERALL_HEADERS if section["game"] == OVERALL else HEADERS
+        lines.append(tabulate([_cells(row) for row in section["rows"]], headers=headers, tablefmt=tablefmt,
                               disable_numparse=True))
         lines.append("")
         moved = [row for row in section["rows"] if _move(row) not in ("=", "new")]
