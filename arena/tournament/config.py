@@ -20,11 +20,12 @@ from typing import Any
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
 from arena.match import Limits
+from arena.standings.raters import RATERS
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "sampled", "ladder")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 TOP_KEYS = ("tournament", "games", "limits", "bots")
-TOURNAMENT_KEYS = ("name", "seed", "format", "deals")
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "tables_per_entry", "rounds", "until", "top", "rating")
 GAME_KEYS = ("name", "players", "options")
 BOT_KEYS = ("spec", "options", "files")
 #: each limit's allowed range, inclusive (``Limits`` gives the defaults)
@@ -60,6 +61,13 @@ class Tournament:
     games: tuple[GameEntry, ...]
     limits: Limits
     entrants: tuple[Entrant, ...]
+    #: format settings (only for the format named): ``sampled`` tables per entry; ``ladder`` rounds, until, top
+    tables_per_entry: int | None = None
+    rounds: int | None = None
+    until: str | None = None
+    top: int | None = None
+    #: the rater of the leaderboard: ``trueskill`` (default) or ``openskill``
+    rating: str = "trueskill"
 
     def definition(self) -> dict:
         """Everything that decides the games, as plain JSON (the file's path and layout left out)."""
@@ -71,7 +79,15 @@ class Tournament:
             "games": [{"name": g.name, "players": g.players, "options": g.options} for g in self.games],
             "limits": self.limits.as_dict(),
             "bots": [{"name": e.name, "spec": e.spec, "options": e.options} for e in self.entrants],
+            **self._format_settings(),
         }
+
+    def _format_settings(self) -> dict:
+        """The keys that are set among the format settings and the rater (left out when unset or default,
+        so a file without them keeps its digest)."""
+        settings = {"tables_per_entry": self.tables_per_entry, "rounds": self.rounds, "until": self.until,
+                    "top": self.top, "rating": None if self.rating == "trueskill" else self.rating}
+        return {key: value for key, value in settings.items() if value is not None}
 
     def digest(self) -> str:
         """A hash of :meth:`definition`: equal for files that schedule the same games."""
@@ -162,12 +178,51 @@ def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
     if form not in FORMATS:
         raise check.fail("tournament.format", f"expected one of {', '.join(FORMATS)}, got {_shown(form)}")
     deals = check.integer(head.get("deals", 1), "tournament.deals", 1, MAX_DEALS)
+    settings = _format_settings(check, head, form)
     games = _games(check, check.array_of_tables(data["games"], "games"), plugins)
     limits = _limits(check, data.get("limits", {}))
     entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins,
                          os.path.dirname(os.path.abspath(path)))
     _check_who_plays(check, games, entrants, form, plugins)
-    return Tournament(path, name, seed, form, deals, games, limits, entrants)
+    return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings)
+
+
+#: the format settings each format takes; ``until`` is "rounds" (play them all) or "settled"
+FORMAT_SETTINGS = {"sampled": ("tables_per_entry",), "ladder": ("rounds", "until", "top")}
+UNTIL = ("rounds", "settled")
+MAX_TABLES_PER_ENTRY = 100_000
+MAX_ROUNDS = 100_000
+
+
+def _format_settings(check: _Checker, head: dict, form: str) -> dict:
+    """The ``[tournament]`` keys of ``sampled`` and ``ladder`` (each only with its format) and ``rating``."""
+    allowed = FORMAT_SETTINGS.get(form, ())
+    for key in ("tables_per_entry", "rounds", "until", "top"):
+        if key in head and key not in allowed:
+            takes = next(name for name, keys in FORMAT_SETTINGS.items() if key in keys)
+            raise check.fail(f"tournament.{key}", f'only for format = "{takes}", not "{form}"')
+    for key in {"sampled": ("tables_per_entry",), "ladder": ("rounds",)}.get(form, ()):
+        if key not in head:
+            raise check.fail(f"tournament.{key}", f'missing (format = "{form}" needs it)')
+    settings: dict[str, Any] = {}
+    if "tables_per_entry" in head:
+        settings["tables_per_entry"] = check.integer(head["tables_per_entry"], "tournament.tables_per_entry",
+                                                     1, MAX_TABLES_PER_ENTRY)
+    if form == "ladder":
+        settings["rounds"] = check.integer(head["rounds"], "tournament.rounds", 1, MAX_ROUNDS)
+        until = head.get("until", "rounds")
+        if until not in UNTIL:
+            raise check.fail("tournament.until", f"expected one of {', '.join(UNTIL)}, got {_shown(until)}")
+        settings["until"] = until
+        if "top" in head and until != "settled":
+            raise check.fail("tournament.top", 'only with until = "settled" (the places that must be decided)')
+        if until == "settled":
+            settings["top"] = check.integer(head.get("top", 3), "tournament.top", 1, 100_000)
+    rating = head.get("rating", "trueskill")
+    if rating not in RATERS:
+        raise check.fail("tournament.rating", f"expected one of {', '.join(RATERS)}, got {_shown(rating)}")
+    settings["rating"] = rating
+    return settings
 
 
 def _games(check: _Checker, tables: list, plugins: Any) -> tuple[GameEntry, ...]:
