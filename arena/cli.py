@@ -21,7 +21,10 @@ from arena.entrants import check_entrants_play, parse_spec, parse_value
 from arena.errors import ArenaError, SetupError
 from arena.match import Limits, derive_seed, play_game
 from arena.plugins import get_plugins
+from arena.preflight import check_entrants
 from arena.seating import SANDBOX_MODES, close_seats, open_seat
+from arena.tournament.config import GameEntry
+from arena.versions import entrant_version
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -86,7 +89,11 @@ def games() -> None:
 @cli.command()
 @click.option("--game", "-g", "game_name", metavar="GAME", help="Only bots that play GAME.")
 def bots(game_name: str | None) -> None:
-    """List registered bots: name, games it plays, the plugin it comes from."""
+    """List registered bots: name, games it plays, the plugin it comes from, its version.
+
+    The version (distribution, its version and a hash of the bot's source
+    files) is what game records carry; a stored game is reused only while it matches.
+    """
     plugins = get_plugins()
     if game_name is not None:
         plugins.game(game_name)
@@ -95,8 +102,10 @@ def bots(game_name: str | None) -> None:
         if game_name and game_name not in info.games:
             continue
         options = ", ".join(f"{k}={json.dumps(v)}" for k, v in info.options.items()) or "-"
-        rows.append([name, ", ".join(info.games), plugins.distribution_of(info.plugin), options, info.description])
-    click.echo(tabulate(rows, headers=["bot", "games", "plugin", "options", "description"]))
+        version = entrant_version(parse_spec(name), plugins)
+        rows.append([name, ", ".join(info.games), plugins.distribution_of(info.plugin), version, options,
+                     info.description])
+    click.echo(tabulate(rows, headers=["bot", "games", "plugin", "version", "options", "description"]))
 
 
 @cli.command()
@@ -178,6 +187,7 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
         setup = game.random_setup(len(entrants), options, random.Random(seed))
     limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb,
                     max_faults=max_faults)
+    check_entrants(entrants, GameEntry(game.name, len(entrants), options), plugins, sandbox, limits)
     names = [entrant.name for entrant in entrants]
     seats = []
     final: list = []

@@ -40,7 +40,8 @@ from typing import Any, Iterable
 from arena.entrants import Entrant
 from arena.errors import UnknownBot
 
-__all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files"]
+__all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files",
+           "module_importable"]
 
 #: hex digits of the hash shown in a version
 HASH_HEX = 12
@@ -167,6 +168,11 @@ def _find_spec(top: str) -> Any:
     finally:
         if added:
             sys.path.remove(os.getcwd())
+
+
+def module_importable(module_name: str) -> bool:
+    """Whether this process finds ``module_name``'s top-level package (asking every import finder)."""
+    return _find_spec(module_name.partition(".")[0]) is not None
 
 
 def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str]) -> str:

@@ -1,0 +1,154 @@
+"""Bots checked before play: each entrant is started once, the way its games will start it.
+
+A tournament, a comparison or ``arena play`` calls :func:`check_entrants`
+before the first game. Every entrant is opened with
+:func:`arena.seating.open_seat` (the same sandbox, working folder and
+environment as its games), sent a real ``start`` message for a game it plays,
+and must answer ``ready`` (a Python bot: return from ``start``) within
+``start_ms``; then it is closed. A bot that cannot (a missing program or
+module, an import error, an answer that is not the protocol, a start too slow)
+is refused with one :class:`arena.errors.BotCheckFailed` line naming the bot
+and the cause, before any game is played or stored.
+
+The seats are opened one after another (starting a process is quick, and the
+processes boot in parallel), then all are sent ``start`` at once from threads,
+so thirty entrants take about as long as the slowest one.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from arena.entrants import Entrant
+from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout
+from arena.match import Limits, derive_seed
+from arena.seating import close_seats, open_seat
+from arena.versions import module_importable
+
+__all__ = ["check_entrants"]
+
+#: the wall-clock time a check may take beyond three times ``start_ms`` (booting processes on a busy machine)
+SLACK_S = 10.0
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The game an entrant is checked on: its seats and options."""
+
+    game: Any
+    players: int
+    options: dict
+
+
+def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Any, sandbox: str, limits: Limits,
+                   base_dir: str | None = None) -> None:
+    """Start every entrant once and refuse the first that cannot play (:class:`BotCheckFailed`, exit 2).
+
+    :param entrants: the entries (an entrant listed twice is checked once).
+    :param game: what they will play: a game object or name, an entry with
+        ``name``, ``players`` and ``options`` (a tournament's ``[[games]]``),
+        or a list of these; each entrant is checked on the first it plays.
+    :param sandbox: ``"process"`` or ``"none"``, as the games will run.
+    :param limits: the games' limits; ``start_ms`` bounds the answer to ``start``.
+    :param base_dir: the folder relative paths resolved against, named in the
+        message when a program is missing (default: each entrant's own).
+    """
+    unique = list({entrant.key: entrant for entrant in entrants}.values())
+    tables = _tables(game, plugins)
+    causes: dict[str, str] = {}
+    seats: dict[str, Any] = {}
+    try:
+        for entrant in unique:
+            try:
+                seats[entrant.key] = open_seat(entrant, sandbox, limits, plugins)
+            except ArenaError as error:
+                causes[entrant.key] = str(error)
+        threads = []
+        for entrant in unique:
+            if entrant.key not in seats:
+                continue
+            info = _start_message(entrant, tables, plugins, limits)
+            thread = threading.Thread(target=_start, args=(seats[entrant.key], info, limits, entrant.key, causes),
+                                      name=f"arena-check-{entrant.name}", daemon=True)
+            thread.start()
+            threads.append((entrant, thread))
+        deadline = time.monotonic() + 3 * limits.start_ms / 1000 + SLACK_S
+        for entrant, thread in threads:
+            thread.join(max(deadline - time.monotonic(), 0))
+            if thread.is_alive():
+                causes.setdefault(entrant.key, f"too slow to start: no answer to start within "
+                                               f"{3 * limits.start_ms / 1000 + SLACK_S:.0f} s")
+    finally:
+        close_seats(list(seats.values()))
+    failed = [entrant for entrant in unique if entrant.key in causes]
+    if failed:
+        first = failed[0]
+        message = f"bot {first.name} cannot play: {_cause(first, causes[first.key], base_dir, sandbox)}"
+        if len(failed) > 1:
+            message += f" (also failing: {', '.join(entrant.name for entrant in failed[1:])})"
+        raise BotCheckFailed(" ".join(message.split()))
+
+
+def _start(seat: Any, info: dict, limits: Limits, key: str, causes: dict[str, str]) -> None:
+    """Send ``start`` and keep what went wrong, if anything (runs in a thread of its own)."""
+    try:
+        seat.start(info, limits.start_ms)
+    except BotTimeout as error:
+        causes[key] = f"too slow to start: {error}"
+    except BotMalformed as error:
+        causes[key] = f"does not answer start in the protocol: {error}"
+    except BotCrashed as error:
+        causes[key] = f"{error}"
+    except BotFault as error:
+        causes[key] = f"{error.kind}: {error}"
+    except Exception as error:  # an adapter's own failure must not go unreported
+        causes[key] = f"{error!r}"
+
+
+def _cause(entrant: Entrant, cause: str, base_dir: str | None, sandbox: str) -> str:
+    """The cause, with a hint where the mistake is a common one."""
+    folder = base_dir or entrant.base_dir
+    if entrant.kind == "cmd" and "No such file" in cause and folder:
+        cause += f" (relative paths resolve against {folder})"
+    module = entrant.target.partition(":")[0]
+    if (entrant.kind == "py" and sandbox != "none" and ("find module" in cause or "No module named" in cause)
+            and module_importable(module)):
+        cause += (" (it imports in this process but not in the sandbox: a module installed in editable mode, "
+                  "or one the sandboxed bot cannot read?)")
+    return cause[:600]
+
+
+def _tables(game: Any, plugins: Any) -> list[_Table]:
+    """The games to check on, from whatever :func:`check_entrants` was given."""
+    items = list(game) if isinstance(game, (list, tuple)) else [game]
+    tables = []
+    for item in items:
+        if isinstance(item, str):
+            item = plugins.game(item)
+        if hasattr(item, "players") and hasattr(item, "options") and isinstance(item.players, int):
+            tables.append(_Table(plugins.game(item.name), item.players, dict(item.options)))
+        else:
+            tables.append(_Table(item, item.min_players, item.check_options(item.min_players, {})))
+    return tables
+
+
+def _start_message(entrant: Entrant, tables: list[_Table], plugins: Any, limits: Limits) -> dict:
+    """A real ``start`` message (protocol.md section 1) for the first game ``entrant`` plays."""
+    table = next((table for table in tables if entrant.plays(table.game.name, plugins)), tables[0])
+    setup = table.game.random_setup(table.players, table.options, random.Random(0))
+    state = table.game.new_state(setup, table.options)
+    names = [entrant.name] + [f"opponent-{seat}" for seat in range(1, table.players)]
+    return {
+        "type": "start",
+        "game": table.game.name,
+        "seat": 0,
+        "players": names,
+        "options": table.options,
+        "time": limits.time_message(),
+        "setup_public": {"money": state.money(), "first": setup.get("first", 0)},
+        "seed": derive_seed("check", entrant.name),
+    }
