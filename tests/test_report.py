@@ -212,14 +212,15 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
     for game in ("modern-art", "silk-road"):
         ratings = rate_games([(number, bot, rank) for number, record in enumerate(records) if record["game"] == game
                               for bot, rank in zip(record["players"], record["result"]["ranks"])])
-        totals: dict[str, list[int]] = {}
+        totals: dict[str, list[int]] = {}  # per bot: games (not seats), games won, faults
         for record in records:
             if record["game"] == game:
-                for seat, (bot, rank) in enumerate(zip(record["players"], record["result"]["ranks"])):
+                for bot in set(record["players"]):
+                    seats = [seat for seat, name in enumerate(record["players"]) if name == bot]
                     figures = totals.setdefault(bot, [0, 0, 0])
                     figures[0] += 1
-                    figures[1] += rank == 1
-                    figures[2] += sum(fault["seat"] == seat for fault in record["faults"])
+                    figures[1] += any(record["result"]["ranks"][seat] == 1 for seat in seats)
+                    figures[2] += sum(fault["seat"] in seats for fault in record["faults"])
         shown = standings(browser, game)
         assert {row[1] for row in shown} == set(totals)
         assert [row[0] for row in shown] == [str(rank) for rank in range(1, len(shown) + 1)]
@@ -227,13 +228,13 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
             assert [int(seats), int(firsts), int(faults)] == totals[bot]
             assert float(mu) == pytest.approx(ratings[bot].mu, abs=0.005)
             assert float(sigma) == pytest.approx(ratings[bot].sigma, abs=0.005)
-        scores = [float(row[4]) for row in shown]
-        assert scores == sorted(scores, reverse=True)
-    seats_overall = {}
+        ratings_shown = [float(row[2]) for row in shown]
+        assert ratings_shown == sorted(ratings_shown, reverse=True)  # ordered by rating (mu)
+    games_overall = {}
     for record in records:
-        for bot in record["players"]:
-            seats_overall[bot] = seats_overall.get(bot, 0) + 1
-    assert {row[1]: int(row[5]) for row in standings(browser, "overall")} == seats_overall
+        for bot in set(record["players"]):
+            games_overall[bot] = games_overall.get(bot, 0) + 1
+    assert {row[1]: int(row[5]) for row in standings(browser, "overall")} == games_overall
 
     faults = browser.find_elements("css selector", "#faults-table tbody tr")
     assert [cell.text for cell in faults[0].find_elements("tag name", "td")][0] == "sloppy"
@@ -259,3 +260,32 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
     assert shown_money(browser) == record["result"]["money"]
     assert console_errors(browser) == []
     screenshot(browser, tmp_path / "replay.png")
+
+
+MEASURE = """
+const cell = [...document.querySelectorAll('#frame td')].find(td => td.textContent === arguments[0]);
+const width = () => { const range = document.createRange(); range.selectNodeContents(cell);
+                      return range.getBoundingClientRect().width; };
+const size = parseFloat(getComputedStyle(cell).fontSize);
+const named = width();
+cell.textContent = '\\u{10FFFD}'.repeat(arguments[0].length);  // characters no font has: drawn as boxes
+const boxes = width();
+cell.textContent = arguments[0];
+return [named, boxes, size];
+"""
+
+
+def test_a_cjk_bot_name_is_drawn_with_glyphs_not_boxes(browser, tmp_path, plugins):
+    from arena.report.replay_page import write_replay_page
+
+    played = run("play", "silk-road", "-b", "random", "-b", "trader", "--seed", "2", "--sandbox", "none", "--json")
+    record = json.loads(played.stdout)
+    record["players"] = ["海上商人", "trader"]  # names are only shown: the record still replays
+    write_replay_page(record, plugins, tmp_path / "game.html")
+    open_page(browser, tmp_path / "game.html")
+    named, boxes, size = browser.execute_script(MEASURE, "海上商人")
+    screenshot(browser, tmp_path / "cjk.png")
+    # a CJK font draws each ideograph one em wide; without one, each is the same box as a character no font has
+    assert abs(named - 4 * size) < 0.15 * 4 * size and abs(named - boxes) > 0.1 * boxes, (
+        f"the name is {named:.1f} px wide, boxes {boxes:.1f} px, font {size:.1f} px: is a CJK font installed "
+        f"(apt-get install fonts-wqy-zenhei)?")

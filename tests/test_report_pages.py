@@ -158,10 +158,10 @@ def test_a_record_that_no_longer_replays_gets_a_page_saying_why_and_reports_repe
     assert run("run", str(tmp_path / "duel.toml"), "-j", "1", "--results", str(tmp_path)).exit_code == 0
     folder = tmp_path / "duel"
     with sqlite3.connect(folder / "results.sqlite") as db:
-        seq, text = db.execute("SELECT seq, record FROM games ORDER BY seq LIMIT 1").fetchone()
+        seq, text = db.execute("SELECT row, record FROM games ORDER BY current LIMIT 1").fetchone()
         record = json.loads(text)
         record["result"]["money"][0] += 5
-        db.execute("UPDATE games SET record = ? WHERE seq = ?", (json.dumps(record), seq))
+        db.execute("UPDATE games SET record = ? WHERE row = ?", (json.dumps(record), seq))
     result = run("report", str(folder))
     assert result.exit_code == 0, result.output
     assert "replay pages: 1" in result.stdout

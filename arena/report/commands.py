@@ -7,6 +7,7 @@ import os
 import click
 
 from arena import hookimpl
+from arena.report.site import REPLAYS_PER_TABLE
 
 
 @hookimpl
@@ -18,24 +19,37 @@ def register_commands(cli: click.Group) -> None:
 @click.argument("results", metavar="RESULTS", type=click.Path(file_okay=False))
 @click.option("--out", "-o", "out", metavar="DIR", type=click.Path(file_okay=False),
               help="Folder to write the site into [default: RESULTS/report].")
-def report(results: str, out: str | None) -> None:
-    """Write a tournament's results as a static HTML site.
+@click.option("--replays", "per_table", type=click.IntRange(0), default=REPLAYS_PER_TABLE, show_default=True,
+              metavar="N", help="Replay pages for the first N games of every table.")
+@click.option("--game", "wanted", multiple=True, metavar="ID",
+              help="Also a replay page for the game with this id (repeat).")
+def report(results: str, out: str | None, per_table: int, wanted: tuple[str, ...]) -> None:
+    """Write the results of a tournament, a comparison or a whole results root as a static HTML site.
 
     RESULTS is one tournament's folder, the one holding results.sqlite (e.g.
-    results/demo). The site opens from disk, with no server and no network:
-    open DIR/index.html in a browser. It holds the overall and per-game
+    results/demo), a comparison's folder (it also holds compare.json), or a
+    results root holding many of them (e.g. results: one site per folder and an
+    index). The site opens from disk, with no server and no network: open
+    DIR/index.html in a browser. It holds the overall and per-game
     leaderboards, each bot's rating (mu with a band of ± sigma) against the
     games it played, the head-to-head tables as heat maps, the faults by bot and
-    kind, the tournament's settings, and a replay page for every game (step
-    through it with the buttons, the arrow keys or the slider).
+    kind, the settings, a list of every game, and replay pages (step through
+    them with the buttons, the arrow keys or the slider) for a sample: the
+    first N games of every table (--replays) and any game named with --game. A
+    comparison's front page starts with its verdict and the SPRT trace.
+
+    \b
+      arena report results/demo
+      arena report results/demo --game demo/silk-road/t1/d7/r2
+      arena report results                 # every tournament and comparison, with an index
 
     Charts need matplotlib: pip install 'arena[report]'.
     """
     from arena.plugins import get_plugins
-    from arena.report.site import write_site
+    from arena.report.root import write_report
 
     out = out or os.path.join(results, "report")
-    written = write_site(results, out, get_plugins())
+    written = write_report(results, out, get_plugins(), per_table=per_table, wanted=wanted)
     for problem in written.broken:
         click.echo(f"arena: warning: {problem}", err=True)
     click.echo(f"Wrote the report (leaderboards, charts, replay pages: {written.replays}); open {written.index}")

@@ -130,3 +130,28 @@ def faults_chart(counts: dict[str, dict[str, int]], kinds: list[str], title: str
         axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         axes.set_title(title, loc="left")
         return _svg(figure)
+
+
+def sprt_chart(llrs: list[float], lower: float | None, upper: float | None, title: str) -> str:
+    """A comparison's log-likelihood ratio after each deal, between the SPRT's two bounds.
+
+    :param llrs: the LLR after deal 1, 2, ...; ``lower``/``upper`` the bounds (None without an SPRT).
+    """
+    from matplotlib import rc_context
+
+    with rc_context(RC):
+        figure = _figure(7.5, 3.2)
+        axes = figure.add_subplot()
+        deals = list(range(1, len(llrs) + 1))
+        axes.plot(deals, llrs, color="#1f77b4", linewidth=1.6, label="LLR")
+        if lower is not None and upper is not None:
+            axes.axhline(upper, color="#d62728", linestyle="--", linewidth=1, label=f"regression ({upper:+.2f})")
+            axes.axhline(lower, color="#2ca02c", linestyle="--", linewidth=1, label=f"not worse ({lower:+.2f})")
+        axes.axhline(0, color="#888888", linewidth=0.6)
+        axes.set_title(title, loc="left")
+        axes.set_xlabel("deals counted (blocks)")
+        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.set_ylabel("log-likelihood ratio")
+        axes.grid(True, alpha=0.3)
+        axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        return _svg(figure)

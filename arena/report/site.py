@@ -4,9 +4,15 @@ The site is written into one folder and needs nothing outside it (no server,
 no network): ``index.html`` (the tournament's settings, the overall and
 per-game leaderboards, each bot's rating against games played, the
 head-to-head heat maps, the faults by bot and kind), ``games.html`` (every
-game, linking to its replay page), ``games/*.html`` (one replay page per
-game, see :mod:`arena.report.replay_page`) and ``plots/*.svg``. Every table is
-plain HTML, readable without JavaScript; only the replay pages use a script.
+game, linking to its replay page when it has one), ``games/*.html`` (replay
+pages, see :mod:`arena.report.replay_page`, for a sample: the first few games
+of every table, plus any game asked for by id) and ``plots/*.svg``. Every table
+is plain HTML, readable without JavaScript; only the replay pages use a script.
+
+It scales with the store, not with memory: the games page and the charts are
+built from the store's seats and placings tables, and only the sampled games'
+records are read and replayed. A replay page weighs about 100 kB, so writing
+one per game of a large tournament would make a site of hundreds of megabytes.
 
 The figures are the leaderboard's own (:mod:`arena.tournament.leaderboard`),
 so the site and ``arena leaderboard`` always agree.
@@ -19,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
+from typing import Any, TextIO
 
 from arena.errors import ArenaError, ReportError
 from arena.report import plots
@@ -27,10 +33,18 @@ from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.replay_page import write_replay_page
 from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, SCORE_NOTE, build_leaderboard
 from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, rate_games
+from arena.tournament.progress import Tally, make_progress
+from arena.report.data import fault_kinds, game_index, placings, seat_results
 from arena.tournament.store import open_store
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "crash")
 GAMES_PAGE = "games.html"
+
+
+#: replay pages per table by default (``arena report --replays N``)
+REPLAYS_PER_TABLE = 3
+#: at most this many points per bot in a rating chart (the last one always kept)
+CHART_POINTS = 400
 
 
 @dataclass
@@ -42,44 +56,77 @@ class Written:
     broken: list[str] = field(default_factory=list)
 
 
-def write_site(results: str, out: str, plugins: Any) -> Written:
-    """Write the report of the tournament in ``results`` (its folder, holding results.sqlite) into ``out``."""
+def sample(index: list[tuple], per_table: int, wanted: tuple[str, ...] = ()) -> list[tuple]:
+    """The games to draw replay pages for: the first ``per_table`` of every table, plus the ``wanted`` ids.
+
+    ``index`` is :func:`game_index` rows (schedule order); an id in ``wanted``
+    that is not stored is a :class:`ReportError`.
+    """
+    ids = {row.id for row in index}
+    missing = [game_id for game_id in wanted if game_id not in ids]
+    if missing:
+        raise ReportError(f"no game {missing[0]!r} in this store (`arena export FOLDER` lists the ids)")
+    seen: dict[tuple[str, str], int] = {}
+    chosen = []
+    for row in index:
+        table = (row.game, row.table)
+        seen[table] = seen.get(table, 0) + 1
+        if seen[table] <= per_table or row.id in wanted:
+            chosen.append(row)
+    return chosen
+
+
+def write_site(results: str, out: str, plugins: Any, *, per_table: int = REPLAYS_PER_TABLE,
+               wanted: tuple[str, ...] = (), progress_stream: TextIO | None = None,
+               header_extra: str = "") -> Written:
+    """Write the report of the tournament in ``results`` (its folder, holding results.sqlite) into ``out``.
+
+    :param per_table: replay pages for the first this many games of every table.
+    :param wanted: ids of further games to draw replay pages for.
+    :param progress_stream: where the progress line goes (default stderr).
+    :param header_extra: HTML put at the top of the front page (a comparison's verdict).
+    """
     plots.require_matplotlib()
     store = open_store(results)
     try:
         header = store.header()
         board = build_leaderboard(store)
-        records = [json.loads(text) for text in store.records()]
+        index = game_index(store)
+        seats = seat_results(store)
+        faults = fault_kinds(store)
+        histories = {game["name"]: rating_histories(placings(store, game["name"]))
+                     for game in header["plan"]["games"]}
+        chosen = sample(index, per_table, wanted)
+        for folder in ("plots", "games"):
+            try:
+                os.makedirs(os.path.join(out, folder), exist_ok=True)
+            except OSError as error:
+                raise ReportError(f"cannot make the folder {os.path.join(out, folder)}: {error.strerror}") from None
+        written = Written(index=os.path.join(out, "index.html"))
+        _clear_old_pages(out)
+        tally = Tally(len(chosen) + 1, 0, {}, {}, unit="pages")
+        progress = make_progress(f"report {header['name']}", tally, progress_stream)
+        try:
+            pages = _write_replays(store, chosen, plugins, out, written, progress)
+            charts = _write_charts(out, board, histories, faults)
+            write_text(written.index, index_page(header, board, charts, faults, len(index), header_extra))
+            write_text(os.path.join(out, GAMES_PAGE), games_page(header["name"], index, seats, pages,
+                                                                 written.broken, per_table))
+            progress.game_done([], [])
+        finally:
+            progress.finish()
     finally:
         store.close()
-    histories = {game["name"]: rating_histories(placings(records, game["name"])) for game in header["plan"]["games"]}
-    for folder in ("plots", "games"):
-        try:
-            os.makedirs(os.path.join(out, folder), exist_ok=True)
-        except OSError as error:
-            raise ReportError(f"cannot make the folder {os.path.join(out, folder)}: {error.strerror}") from None
-    written = Written(index=os.path.join(out, "index.html"))
-    pages = _write_replays(records, plugins, out, written)
-    faults = fault_counts(records)
-    charts = _write_charts(out, board, histories, faults)
-    write_text(written.index, index_page(header, board, charts, faults, len(records)))
-    write_text(os.path.join(out, GAMES_PAGE), games_page(header["name"], records, pages, written.broken))
     return written
 
 
 # -- the data behind the pages --
 
 
-def placings(records: list[dict], game: str) -> list[tuple[int, str, int]]:
-    """``(game number, bot, rank)`` of every seat of ``game``, in the records' (schedule) order."""
-    return [(number, bot, rank) for number, record in enumerate(records) if record["game"] == game
-            for bot, rank in zip(record["players"], record["result"]["ranks"])]
-
-
 def rating_histories(seats: list[tuple[int, str, int]]) -> dict[str, list[tuple[int, float, float]]]:
     """Per bot, ``(games played, mu, sigma)`` after each of its games, from 0 games (the prior) on.
 
-    ``seats`` are :func:`placings`; the ratings are the leaderboard's (same function, same order).
+    ``seats`` are the store's ``placings(game)``; the ratings are the leaderboard's (same function, same order).
     """
     history: list = []
     rate_games(seats, history)
@@ -91,15 +138,12 @@ def rating_histories(seats: list[tuple[int, str, int]]) -> dict[str, list[tuple[
     return series
 
 
-def fault_counts(records: list[dict]) -> dict[str, dict[str, int]]:
-    """Bot -> fault kind -> count, over every record (bots without faults left out)."""
-    counts: dict[str, dict[str, int]] = {}
-    for record in records:
-        for fault in record["faults"]:
-            bot = record["players"][fault["seat"]]
-            kinds = counts.setdefault(bot, {})
-            kinds[fault["kind"]] = kinds.get(fault["kind"], 0) + 1
-    return dict(sorted(counts.items()))
+def thinned(points: list, most: int = CHART_POINTS) -> list:
+    """At most ``most`` of ``points``, evenly spaced, the first and last kept (a chart needs no more)."""
+    if len(points) <= most:
+        return points
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(number * step)] for number in range(most)]
 
 
 def page_name(order: int, record: dict) -> str:
@@ -111,10 +155,22 @@ def page_name(order: int, record: dict) -> str:
 # -- writing --
 
 
-def _write_replays(records: list[dict], plugins: Any, out: str, written: Written) -> list[str]:
-    pages = []
-    for order, record in enumerate(records, 1):
-        name = page_name(order, record)
+def _clear_old_pages(out: str) -> None:
+    """Remove the replay pages of an earlier report into ``out`` (another sample may be drawn now)."""
+    folder = os.path.join(out, "games")
+    for name in os.listdir(folder):
+        if name.endswith(".html"):
+            os.remove(os.path.join(folder, name))
+
+
+def _write_replays(store: Any, chosen: list[tuple], plugins: Any, out: str, written: Written,
+                   progress: Any) -> dict[int, str]:
+    """Write the chosen games' replay pages; seq -> page path relative to ``out``."""
+    pages = {}
+    for row in chosen:
+        seq, game_id = row.order, row.id
+        record = json.loads(store.record(game_id))
+        name = page_name(seq + 1, record)
         path = os.path.join(out, "games", name)
         try:
             write_replay_page(record, plugins, path, back=(f"../{GAMES_PAGE}", "all games"))
@@ -128,7 +184,8 @@ def _write_replays(records: list[dict], plugins: Any, out: str, written: Written
                 f"<h1>{escape(str(record.get('id')))}</h1>"
                 f'<p class="banner">This game cannot be replayed with the installed engines, so it cannot be '
                 f"shown: {escape(str(error))}</p>")))
-        pages.append(f"games/{name}")
+        pages[seq] = f"games/{name}"
+        progress.game_done([], [])
     return pages
 
 
@@ -146,7 +203,7 @@ def _write_charts(out: str, board: dict, histories: dict, faults: dict) -> dict[
     for section in board["sections"]:
         series = histories.get(section["game"])
         if series:
-            ordered = {row["bot"]: series[row["bot"]] for row in section["standings"] if row["bot"] in series}
+            ordered = {row["bot"]: thinned(series[row["bot"]]) for row in section["standings"] if row["bot"] in series}
             save(f"rating-{section['game']}",
                  plots.rating_chart(ordered, colours, f"{section['game']}: rating against games played"))
     for section in board["sections"]:
@@ -180,11 +237,14 @@ def _kinds(faults: dict[str, dict[str, int]]) -> list[str]:
 # -- the pages --
 
 
-def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, stored: int) -> str:
-    """The report's front page."""
+def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, stored: int,
+               extra: str = "") -> str:
+    """The report's front page; ``extra`` is HTML put under the title (a comparison's verdict)."""
     name = header["name"]
+    kind = "Comparison" if header["definition"].get("kind") == "compare" else "Tournament"
     parts = [
-        f"<h1>Tournament {escape(name)}</h1>",
+        f"<h1>{kind} {escape(name)}</h1>",
+        extra,
         f'<p>{stored} of {header["total"]} scheduled games played. '
         f'{link(GAMES_PAGE, "Every game, with its replay")}.</p>',
         '<nav class="site">' + " ".join(
@@ -196,7 +256,7 @@ def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, 
         parts.append(_section(section, charts))
     parts.append(_faults(faults, charts))
     parts.append(_settings(header))
-    return page(f"Tournament {name}", "\n".join(parts))
+    return page(f"{kind} {name}", "\n".join(parts))
 
 
 def _overall_first(sections: list[dict]) -> list[dict]:
@@ -284,6 +344,10 @@ def _faults(faults: dict[str, dict[str, int]], charts: dict[str, str]) -> str:
 
 def _settings(header: dict) -> str:
     definition = header["definition"]
+    if "format" not in definition:  # a comparison's store, or a definition of another kind
+        rows = [[key, value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True)]
+                for key, value in definition.items()]
+        return "\n".join(['<h2 id="settings">Settings</h2>', table(["setting", "value"], rows, css_id="settings-table")])
     parts = ['<h2 id="settings">Settings</h2>',
              table(["setting", "value"], [["name", definition["name"]], ["seed", definition["seed"]],
                                           ["format", definition["format"]], ["deals per table", definition["deals"]],
@@ -307,21 +371,24 @@ def _plan_counts(plan: dict, game: str) -> list[Any]:
     return ["-", "-"]
 
 
-def games_page(name: str, records: list[dict], pages: list[str], broken: list[str]) -> str:
-    """Every stored game in schedule order, each linking to its replay page."""
+def games_page(name: str, index: list[tuple], seats: dict[int, list[tuple]], pages: dict[int, str],
+               broken: list[str], per_table: int) -> str:
+    """Every stored game in schedule order; those with a replay page link to it."""
     parts = [f'<nav class="site">{link("index.html", "leaderboards")}</nav>',
              f"<h1>Tournament {escape(name)}: every game</h1>",
-             f"<p>{len(records)} games, in schedule order. Each id opens the game's replay.</p>"]
+             f"<p>{len(index)} games, in schedule order. A linked id opens the game's replay: the first "
+             f"{per_table} games of every table have one. For any other game, <code>arena report --game ID</code> "
+             f"adds its replay page and <code>arena show FOLDER ID</code> prints its account.</p>"]
     if broken:
         parts.append('<p class="banner">' + escape(f"{len(broken)} records do not replay with the installed "
                                                   f"engine; their pages say why.") + "</p>")
     by_game: dict[str, list] = {}
-    for record, href in zip(records, pages):
-        result = record["result"]
-        seats = " · ".join(f"{bot} {money}" for bot, money in zip(record["players"], result["money"]))
-        winners = ", ".join(sorted({bot for bot, rank in zip(record["players"], result["ranks"]) if rank == 1}))
-        by_game.setdefault(record["game"], []).append(
-            [link(href, str(record.get("id"))), seats, winners, len(record["faults"])])
+    for seq, game_id, game, *_ in index:
+        row = seats.get(seq, [])
+        described = " · ".join(f"{seat.bot} {seat.money}" for seat in row)
+        winners = ", ".join(sorted({seat.bot for seat in row if seat.rank == 1}))
+        shown = link(pages[seq], game_id) if seq in pages else game_id
+        by_game.setdefault(game, []).append([shown, described, winners, sum(seat.faults for seat in row)])
     for game, rows in by_game.items():
         parts.append(f"<h2>{escape(game)}</h2>")
         parts.append(table(["game", "bots and final money, by seat", "winner", "faults"], rows,

@@ -1,0 +1,123 @@
+"""The report of a comparison's folder (``arena compare``): its verdict and SPRT trace above its leaderboards.
+
+A comparison's folder holds a store like a tournament's plus ``compare.json``,
+the outcome. The page states the verdict and why, the figures with their
+intervals, and plots the SPRT's log-likelihood ratio deal by deal between its
+two bounds, recomputed from the stored games exactly as ``arena compare``
+counts them (whole deals in schedule order, up to the deal that decided).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from html import escape
+from typing import Any
+
+from arena.compare.report import HEADLINES, reason
+from arena.compare.stats import Pair, PairedStats, Sprt
+from arena.errors import ReportError
+from arena.report import plots
+from arena.report.markup import table, write_text
+from arena.report.site import Written, write_site
+from arena.report.data import game_index, seat_results
+from arena.tournament.store import open_store
+
+OUTCOME_FILE = "compare.json"
+CHART = "plots/sprt.svg"
+
+
+def is_comparison(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, OUTCOME_FILE))
+
+
+def read_outcome(folder: str) -> dict:
+    path = os.path.join(folder, OUTCOME_FILE)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as error:
+        raise ReportError(f"cannot read {path}: {error}") from None
+
+
+def llr_trace(folder: str, outcome: dict) -> list[float]:
+    """The LLR after each counted deal, from the stored games (empty without an SPRT)."""
+    settings = outcome.get("sprt")
+    if not settings:
+        return []
+    stats = PairedStats(Sprt(settings["elo0"], settings["elo1"], settings["alpha"], settings["beta"]))
+    store = open_store(folder)
+    try:
+        seats = seat_results(store)
+        deals: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for row in game_index(store):
+            deals[row.deal][row.rotation].append(row.order)
+    finally:
+        store.close()
+    trace = []
+    for deal in sorted(deals)[: outcome.get("blocks", len(deals))]:
+        rotations = deals[deal]
+        if len(rotations) < outcome["players"] or any(len(twins) != 2 for twins in rotations.values()):
+            break  # an incomplete deal is not counted
+        pairs = []
+        for rotation in sorted(rotations):
+            twins = [seats[order] for order in rotations[rotation]]
+            bots = [[seat.bot for seat in game] for game in twins]
+            if outcome["candidate"] not in bots[0]:
+                twins.reverse()
+                bots.reverse()
+            seat = bots[0].index(outcome["candidate"])
+            pairs.append(Pair.of(*({"money": [s.money for s in game], "ranks": [s.rank for s in game]}
+                                   for game in twins), seat))
+        stats.add_block(pairs)
+        trace.append(stats.llr)
+        if stats.decided:
+            break
+    return trace
+
+
+def verdict_html(outcome: dict, chart: str | None) -> str:
+    """The verdict, the figures and the SPRT chart, as the top of the comparison's front page."""
+    verdict = outcome["verdict"]
+    figures = [[label, _signed(outcome[key]["value"]), _signed(outcome[key]["low"]), _signed(outcome[key]["high"])]
+               for key, label in (("score_difference", "rank score difference per pair (-1..1)"),
+                                  ("elo", "Elo-like difference"), ("money_difference", "money difference per pair"))]
+    level = f"{100 * outcome['confidence']:.0f}%"
+    parts = [
+        f'<p class="banner" id="verdict"><strong>{escape(HEADLINES[verdict])}</strong>: {escape(reason(outcome))}.</p>',
+        f"<p>{escape(outcome['game'])}, {outcome['players']} players: candidate "
+        f"<strong>{escape(outcome['candidate'])}</strong> against baseline <strong>{escape(outcome['baseline'])}"
+        f"</strong>, field {escape(', '.join(outcome['field']))}; {outcome['games']} games counted of at most "
+        f"{outcome['max_games']}; pairs won / drawn / lost by the candidate: {outcome['wins']} / "
+        f"{outcome['draws']} / {outcome['losses']}.</p>",
+        table(["candidate minus baseline", "estimate", f"{level} low", f"{level} high"], figures,
+              css_id="compare-figures"),
+    ]
+    if chart:
+        sprt = outcome["sprt"]
+        caption = (f"The SPRT's log-likelihood ratio after each deal: at or above {sprt['upper']:+.3f} a regression "
+                   f"(H1: Elo-like {sprt['elo1']:g}), at or below {sprt['lower']:+.3f} not worse "
+                   f"(H0: {sprt['elo0']:g}); alpha {sprt['alpha']:g}, beta {sprt['beta']:g}.")
+        parts.append(f'<figure><img src="{escape(chart)}" alt="{escape(caption)}">'
+                     f"<figcaption>{escape(caption)}</figcaption></figure>")
+    return "\n".join(parts)
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def write_comparison(folder: str, out: str, plugins: Any, **options: Any) -> Written:
+    """Write a comparison's report: its verdict and SPRT trace, then what every report holds."""
+    plots.require_matplotlib()
+    outcome = read_outcome(folder)
+    trace = llr_trace(folder, outcome)
+    chart = None
+    if trace:
+        os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+        sprt = outcome["sprt"]
+        write_text(os.path.join(out, CHART), plots.sprt_chart(
+            trace, sprt["lower"], sprt["upper"], f"{outcome['candidate']} vs {outcome['baseline']}: SPRT"))
+        chart = CHART
+    return write_site(folder, out, plugins, header_extra=verdict_html(outcome, chart), **options)
