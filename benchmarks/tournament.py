@@ -39,7 +39,9 @@ from arena.tournament.config import load_tournament
 from arena.tournament.leaderboard import build_leaderboard
 from arena.tournament.ratings import ENVIRONMENT
 from arena.tournament.runner import run_tournament
-from arena.tournament.store import create_or_resume, finished_game
+from arena.match import Limits
+from arena.runs.spec import FinishedGame, GameSpec
+from arena.runs.store import create_or_open
 
 DEMO = os.path.join(os.path.dirname(__file__), "..", "tournaments", "demo.toml")
 BOTS = [f"bot{i}" for i in range(8)]
@@ -106,15 +108,16 @@ def synthetic_games(count: int, seed: int = 1) -> list[tuple[list[str], list[int
 def store_games(folder: str, games: list) -> object:
     plan = {"games": [{"name": "modern-art", "players": PLAYERS, "games": len(games), "entries": BOTS,
                        "left_out": [], "tables": []}], "bots": BOTS}
-    definition = {"name": "bench", "games": plan["games"]}
-    store = create_or_resume(folder, definition, "bench", plan, len(games), "benchmark")
-    with store.transaction():
-        for order, (players, money, ranks) in enumerate(games):
-            record = {"id": f"bench/{order}", "game": "modern-art", "players": players,
-                      "result": {"money": money, "ranks": ranks}, "faults": []}
-            row, seats, _ = finished_game(order, (record["id"], "modern-art", 1, order, 1), record)
-            store.db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, '')", row)
-            store.db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)", seats)
+    store = create_or_open(folder, {"name": "bench", "kind": "tournament", "definition": {"name": "bench"},
+                                    "plan": plan, "total": len(games)})
+    finished = []
+    for order, (players, money, ranks) in enumerate(games):
+        record = {"id": f"bench/{order}", "game": "modern-art", "players": players,
+                  "result": {"money": money, "ranks": ranks}, "faults": []}
+        spec = GameSpec(order=order, id=record["id"], game="modern-art", table="t1", deal=order, rotation=1,
+                        options={}, setup={}, entrants=(), seed=order, bot_seeds=(), limits=Limits(), sandbox="none")
+        finished.append(FinishedGame(spec, record))
+    store.add_many(finished)
     return store
 
 

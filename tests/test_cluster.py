@@ -21,6 +21,8 @@ from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
 from arena.errors import ClusterError
 from arena.plugins import get_plugins
+from arena.runs.pools.dask import ExecutorPool
+from arena.runs.spec import Outcome
 from arena.tournament.config import load_tournament
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
@@ -172,7 +174,7 @@ def test_a_worker_that_joins_after_the_handshake_is_refused_by_its_first_block(t
     tournament = load_tournament(path, plugins)
     with pytest.raises(ClusterError, match=r"^worker tcp://127\.0\.0\.1:\d+ does not match this machine: "
                                            r"bot appraiser from arena-bots 0\.0\.1 on the worker"):
-        run_tournament(tournament, plugins, jobs=2, sandbox="none", executor=cluster.get_executor(),
+        run_tournament(tournament, plugins, sandbox="none", pool=ExecutorPool(cluster.get_executor(), 2),
                        progress_stream=open(os.devnull, "w"))
     assert stored_records(tmp_path / "results" / "cup") == []
 
@@ -187,8 +189,10 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_rerun_resumes(tm
                                 "--nthreads", "1", "--no-dashboard"], stderr=subprocess.DEVNULL,
                                env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
     try:
+        deadline = time.monotonic() + 60
         while not address_file.exists() or not address_file.read_text():
             assert scheduler.poll() is None and workers.poll() is None, "the scheduler or the workers did not start"
+            assert time.monotonic() < deadline, "the scheduler wrote no address within 60 s"
             time.sleep(0.1)
         address = json.loads(address_file.read_text())["address"]
         killer = f'spec = "killer=py:test_cluster:SchedulerKiller"\noptions = {{ pid = {scheduler.pid} }}'
@@ -214,12 +218,12 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_rerun_resumes(tm
 def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tmp_path, plugins):
     path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"'],
                             "modern-art:3,silk-road:2", deals=30)
-    tasks = list(build_schedule(load_tournament(path, plugins), plugins).tasks("none", plugins))
+    tasks = build_schedule(load_tournament(path, plugins), plugins).specs("none", plugins)
     cutter = BlockCutter(iter(tasks))
     first = cutter.next_block()
-    assert [task.game_id for task in first.tasks] == ["cup/modern-art/t1/d1/r1", "cup/modern-art/t1/d1/r2",
+    assert [task.id for task in first.tasks] == ["cup/modern-art/t1/d1/r1", "cup/modern-art/t1/d1/r2",
                                                       "cup/modern-art/t1/d1/r3"]
-    cutter.measured(BlockResult("w", 0.03, [("done", task.order, None) for task in first.tasks]))  # 10 ms a game
+    cutter.measured(BlockResult("w", 0.03, [Outcome(task.order, {}) for task in first.tasks]))  # 10 ms a game
     blocks = [first]
     while (block := cutter.next_block()) is not None:
         blocks.append(block)

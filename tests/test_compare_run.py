@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
+from arena.runs.store import open_store
 from arena.compare.stats import MIN_BLOCKS
 from arena_bots import modern_art_random
 from arena_bots.modern_art_heuristic import ModernArtHeuristic
@@ -156,12 +157,21 @@ def test_results_are_stored_like_a_tournament_and_replay(isolated):
     assert (folder / "compare.md").read_text().startswith("### arena compare: appraiser vs random")
 
 
-def test_a_changed_comparison_under_the_same_name_needs_fresh():
-    args = [*MA4, "--candidate", "appraiser", "--baseline", "random", "--no-sprt", "--deals", "2", "--name", "x"]
+def test_a_changed_comparison_under_the_same_name_plays_anew_and_keeps_the_old_games(isolated):
+    args = [*MA4, "--candidate", "appraiser", "--baseline", "random", "--no-sprt", "--deals", "2", "--name", "x",
+            "--seed", "7"]
     assert run(*args).exit_code == 0
-    changed = run(*args, "--seed", "8")
-    assert changed.exit_code == 2 and "use --fresh" in changed.output
-    assert run(*args, "--seed", "8", "--fresh").exit_code == 0
+    changed = run(*args[:-1], "8", "--json")
+    assert changed.exit_code == 0
+    assert json.loads(changed.stdout)["played_now"] == 16  # other deals: nothing reused
+    again = run(*args[:-1], "8", "--json")
+    assert json.loads(again.stdout)["played_now"] == 0
+    store = open_store(str(isolated / "results" / "x"))
+    try:
+        assert (store.count(), store.count_history()) == (16, 16)
+    finally:
+        store.close()
+    assert run(*args, "--fresh").exit_code == 0
 
 
 def test_markdown_goes_to_the_github_step_summary(isolated):
@@ -205,9 +215,15 @@ def test_the_installed_command_exits_with_the_verdict(isolated):
 
 
 def stored_orders(folder: Path) -> set[int]:
+    """Schedule places of the stored current games, read without creating or locking anything."""
+    if not (folder / "results.sqlite").exists():
+        return set()
     try:
-        with sqlite3.connect(folder / "results.sqlite") as db:
-            return {seq for (seq,) in db.execute("SELECT seq FROM games")}
+        db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
+        try:
+            return {order for (order,) in db.execute("SELECT current FROM games WHERE current IS NOT NULL")}
+        finally:
+            db.close()
     except sqlite3.Error:
         return set()
 

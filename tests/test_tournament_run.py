@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.tournament import workers
+from arena.runs import play as runs_play
 from arena.tournament.config import load_tournament
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import open_store
@@ -88,24 +88,32 @@ def test_a_rerun_resumes_without_playing_stored_games_again(tmp_path, plugins):
     first = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=io.StringIO())
     assert (first.played, first.stored, first.total) == (30, 30, 30)
     again = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=io.StringIO())
-    assert (again.stored_before, again.played) == (30, 0)
+    assert (again.reused, again.played) == (30, 0)
 
 
-def test_a_changed_file_is_refused_unless_fresh(tmp_path):
+def test_a_changed_file_plays_its_new_games_and_keeps_the_old_ones_as_history(tmp_path):
     path = write_tournament(tmp_path, seed=5)
     assert run(path, "-j", "1", "--sandbox", "none").exit_code == 0
-    write_tournament(tmp_path, seed=6)
-    refused = run(path, "-j", "1", "--sandbox", "none")
-    assert refused.exit_code == 2
-    assert refused.output.strip() == (
-        f"Error: results/cup holds results of tournament cup from a different version of {path} "
-        f"(its games, bots, limits or seed changed); use --fresh to discard them and start over, "
-        f"or give the tournament another name")
+    folder = tmp_path / "results" / "cup"
+    before = stored_records(folder)
+    write_tournament(tmp_path, seed=6)  # every deal changes
+    again = run(path, "-j", "1", "--sandbox", "none")
+    assert again.exit_code == 0, again.output
+    after = stored_records(folder)
+    assert len(after) == len(before) and all(a["setup"] != b["setup"] for a, b in zip(after, before))
+    store = open_store(str(folder))
+    try:
+        assert store.header()["definition"]["seed"] == 6
+        assert store.count_history() == len(before)  # kept, out of the standings
+    finally:
+        store.close()
     fresh = run(path, "-j", "1", "--sandbox", "none", "--fresh")
     assert fresh.exit_code == 0
-    store = open_store(str(tmp_path / "results" / "cup"))
-    assert store.header()["definition"]["seed"] == 6
-    store.close()
+    store = open_store(str(folder))
+    try:
+        assert store.count_history() == 0 and store.count() == len(after)
+    finally:
+        store.close()
 
 
 def test_a_worker_log_line_reaches_the_log_file(tmp_path):
@@ -143,23 +151,23 @@ def test_export_and_leaderboard_need_a_results_folder(tmp_path):
 
 def test_a_game_that_fails_is_reported_not_stored_and_retried_on_rerun(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, games="silk-road:2", bots=("random", "r2=py:arena_bots.random_bot:RandomBot"))
-    real = workers.play_task
+    real = runs_play.play_record
 
-    def failing(task):
-        if task.game_id == "cup/silk-road/t1/d2/r1":
+    def failing(spec):
+        if spec.id == "cup/silk-road/t1/d2/r1":
             raise RuntimeError("the engine broke")
-        return real(task)
+        return real(spec)
 
-    monkeypatch.setattr(workers, "play_task", failing)  # the forked workers inherit it
+    monkeypatch.setattr(runs_play, "play_record", failing)  # the forked workers inherit it
     result = CliRunner().invoke(cli, ["run", path, "-j", "2", "--sandbox", "none"])
     assert result.exit_code == 1
     assert "failed: cup/silk-road/t1/d2/r1: RuntimeError: the engine broke" in result.stderr
     assert "1 games failed and were not stored" in result.stderr
     assert len(stored_records(tmp_path / "results" / "cup")) == 3
     log_text = (tmp_path / "results" / "cup" / "arena.log").read_text()
-    assert "ERROR cup/silk-road/t1/d2/r1 arena.tournament: game failed" in log_text
+    assert "ERROR cup/silk-road/t1/d2/r1 arena.runs: game failed" in log_text
     assert "RuntimeError: the engine broke" in log_text  # with its traceback
-    monkeypatch.setattr(workers, "play_task", real)
+    monkeypatch.setattr(runs_play, "play_record", real)
     assert run(path, "-j", "2", "--sandbox", "none").exit_code == 0
     assert len(stored_records(tmp_path / "results" / "cup")) == 4
 
@@ -167,14 +175,14 @@ def test_a_game_that_fails_is_reported_not_stored_and_retried_on_rerun(tmp_path,
 def test_a_worker_that_dies_loses_only_its_game(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, games="silk-road:2", deals=3,
                             bots=("random", "r2=py:arena_bots.random_bot:RandomBot"))
-    real = workers.play_task
+    real = runs_play.play_record
 
-    def dying(task):
-        if task.game_id == "cup/silk-road/t1/d1/r2":
+    def dying(spec):
+        if spec.id == "cup/silk-road/t1/d1/r2":
             os._exit(3)
-        return real(task)
+        return real(spec)
 
-    monkeypatch.setattr(workers, "play_task", dying)
+    monkeypatch.setattr(runs_play, "play_record", dying)
     result = CliRunner().invoke(cli, ["run", path, "-j", "2", "--sandbox", "none"])
     assert result.exit_code == 1
     assert "failed: cup/silk-road/t1/d1/r2: its worker process died (exit code 3)" in result.stderr

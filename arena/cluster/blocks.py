@@ -7,7 +7,7 @@ whole deals (a deal in all its seat rotations), as many consecutive ones as
 fit in about :data:`TARGET_SECONDS` of play, judged from the blocks already
 played. The first blocks are one deal each; a block never splits a deal.
 
-A block is a pure function of its game tasks (``play_task``), so Dask may
+A block is a pure function of its game specs (:func:`~arena.runs.play.play_spec`), so Dask may
 play it again on another worker when its worker is lost; the coordinator
 keeps the first record of each game it receives.
 """
@@ -20,8 +20,8 @@ from typing import Iterator
 
 from arena.cluster.handshake import check_this_worker, worker_name
 from arena.cluster.worker_logs import collected_logs
-from arena.tournament.tasks import GameTask
-from arena.tournament.workers import _play as play_one
+from arena.runs.play import play_spec
+from arena.runs.spec import GameSpec, Outcome
 
 #: how long a block should play: about a hundred times Dask's cost per task
 TARGET_SECONDS = 0.25
@@ -33,9 +33,9 @@ MAX_GAMES = 64
 class Block:
     """Consecutive game tasks of the schedule, whole deals only."""
 
-    tasks: tuple[GameTask, ...]
+    tasks: tuple[GameSpec, ...]
 
-    def task(self, order: int) -> GameTask:
+    def task(self, order: int) -> GameSpec:
         return next(task for task in self.tasks if task.order == order)
 
 
@@ -43,14 +43,13 @@ class Block:
 class BlockResult:
     """What a worker sends back for a block: per game the rows to store or why it failed, and its log lines.
 
-    ``outcomes`` holds ``("done", order, rows)`` or ``("failed", order, reason)``
-    per game, as the local workers send them; ``seconds`` is the time the
+    ``outcomes`` holds one :class:`~arena.runs.spec.Outcome` per game, as the local workers send them; ``seconds`` is the time the
     worker spent playing (it sizes the next blocks).
     """
 
     worker: str
     seconds: float
-    outcomes: list[tuple] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
     log_records: list[dict] = field(default_factory=list)
 
 
@@ -60,21 +59,21 @@ def play_block(block: Block, coordinator: dict) -> BlockResult:
     worker = worker_name()
     with collected_logs(worker) as log_records:
         began = time.perf_counter()
-        outcomes = [play_one(task) for task in block.tasks]
+        outcomes = [play_spec(spec, worker) for spec in block.tasks]
         seconds = time.perf_counter() - began
     return BlockResult(worker, seconds, outcomes, log_records)
 
 
-def deal_of(task: GameTask) -> tuple:
+def deal_of(task: GameSpec) -> tuple:
     return task.game, task.table, task.deal
 
 
 class BlockCutter:
     """Cuts the schedule's pending tasks into blocks of whole deals, sized by the play time measured so far."""
 
-    def __init__(self, tasks: Iterator[GameTask]) -> None:
+    def __init__(self, tasks: Iterator[GameSpec]) -> None:
         self.tasks = iter(tasks)
-        self.waiting: GameTask | None = next(self.tasks, None)
+        self.waiting: GameSpec | None = next(self.tasks, None)
         self.played_games = 0
         self.played_seconds = 0.0
 
@@ -94,7 +93,7 @@ class BlockCutter:
         if self.waiting is None:
             return None
         wanted = self.games_wanted()
-        tasks: list[GameTask] = []
+        tasks: list[GameSpec] = []
         while self.waiting is not None and len(tasks) < wanted:
             deal = deal_of(self.waiting)
             while self.waiting is not None and deal_of(self.waiting) == deal:

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from arena.cluster.handshake import check_workers, installation
 from arena.errors import ClusterError
-from arena.tournament.tasks import close_pools
+from arena.runs.play import close_pools
 
 LOCAL = re.compile(r"local:(\d+)")
 MAX_LOCAL_WORKERS = 256

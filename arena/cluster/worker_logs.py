@@ -16,7 +16,7 @@ import logging
 import threading
 from typing import Iterator
 
-from arena.tournament.logs import GameFilter
+from arena.runs.logs import GameFilter
 
 #: the parts of a log record that travel (all plain values)
 CARRIED = ("name", "levelno", "levelname", "pathname", "filename", "module", "lineno", "funcName", "created",

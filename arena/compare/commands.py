@@ -16,8 +16,7 @@ from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
-from arena.seating import SANDBOX_MODES
-from arena.tournament.commands import EXIT_INTERRUPTED
+from arena.runs.options import exit_status_of_signal, limit_options, run_options
 
 DEFAULT_MAX_GAMES = 2000
 
@@ -56,26 +55,17 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
 @click.option("--max-games", type=click.IntRange(1), default=DEFAULT_MAX_GAMES, show_default=True, metavar="N",
               help="Most games to play (whole deals of 2 x players games).")
 @click.option("--deals", type=click.IntRange(1), metavar="N", help="Most deals to play; replaces --max-games.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
-              help="Seed of every deal and bot seed.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, metavar="N",
+              help="A public seed for every deal and bot seed (anyone holding it can compute the deals)  "
+                   "[default: a secret drawn on the first run and kept in the results store]")
 @click.option("--name", metavar="NAME", help="Results go to ROOT/NAME  [default: compare-GAME-CANDIDATE-vs-BASELINE]")
-@click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
-              help="Folder holding the results folders.")
-@click.option("--fresh", is_flag=True, help="Discard the games stored under this name and start over.")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None, metavar="N",
-              help="Worker processes playing games at once  [default: the machine's cores]")
-@click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
-              help="process: every bot in its own limited process; none: Python bots in-process (trusted bots only).")
-@click.option("--move-ms", type=click.IntRange(1), default=1000, show_default=True, help="Time per decision.")
-@click.option("--start-ms", type=click.IntRange(1), default=5000, show_default=True, help="Time to answer start.")
-@click.option("--bank-ms", type=click.IntRange(0), default=10000, show_default=True,
-              help="Extra time per game, spent when a decision runs over --move-ms.")
-@click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
+@run_options
+@limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON instead of the summary.")
 @click.pass_context
 def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players, option_pairs, bounds, alpha, beta,
-            no_sprt, max_games, deals, seed, name, root, fresh, jobs, sandbox, move_ms, start_ms, bank_ms,
-            memory_mb, as_json) -> None:
+            no_sprt, max_games, deals, seed, name, jobs, scheduler, sandbox, root, fresh, start_ms, move_ms,
+            bank_ms, memory_mb, as_json) -> None:
     """Test whether CANDIDATE plays GAME worse than BASELINE, with paired games and a sequential test.
 
     Paired duplicate games: every deal is played twice in each seat rotation,
@@ -108,7 +98,7 @@ def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players,
          with --no-sprt, the whole 95% interval is below 0
       2  bad usage or input
       3  no verdict: --max-games reached (or, with --no-sprt, fewer than 2 deals)
-      130 stopped by Ctrl-C (finished games are kept; run again to go on)
+      130 stopped by Ctrl-C, 143 by SIGTERM (finished games are kept; run again to go on)
 
     \b
     Example:
@@ -140,10 +130,10 @@ def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players,
         max_games = deals * design.games_per_block
     try:
         outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
-                                 sandbox=sandbox, fresh=fresh)
+                                 scheduler=scheduler, sandbox=sandbox, fresh=fresh)
     except Interrupted as stop:
         click.echo(f"stopped: {stop}", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
+        ctx.exit(exit_status_of_signal(stop.signum))
     append_step_summary(render_markdown(outcome))
     click.echo(render_json(outcome) if as_json else render_text(outcome))
     ctx.exit(EXIT_STATUS[outcome["verdict"]])

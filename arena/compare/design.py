@@ -31,7 +31,7 @@ from arena.errors import CompareError, RecordError
 from arena.match import Limits, derive_seed
 from arena.tournament.config import NAME_PATTERN
 from arena.tournament.schedule import rotation_order
-from arena.tournament.tasks import GameTask
+from arena.runs.spec import GameSpec
 
 CANDIDATE_TABLE, BASELINE_TABLE = 1, 2
 GAME_ID = re.compile(r".*/t(?P<table>[12])/d(?P<deal>\d+)/r(?P<rotation>\d+)")
@@ -115,35 +115,26 @@ class Design:
         """The seat of the bot under test (table position 0) in ``rotation`` (from 1)."""
         return rotation_order(self.players, rotation).index(0)
 
-    def tasks(self, first_block: int, blocks: int, sandbox: str, plugins: Any,
-              skip: set[int] = frozenset()) -> Iterator[GameTask]:
-        """The games of blocks ``first_block`` .. ``first_block + blocks - 1`` (from 0), in schedule order.
-
-        ``skip`` holds the orders already played; a block's setup is made only
-        when one of its games is still to play.
-        """
+    def specs(self, blocks: int, sandbox: str, plugins: Any) -> list[GameSpec]:
+        """The games of the first ``blocks`` blocks, in schedule order (one setup per deal)."""
         game = plugins.game(self.game)
         size = self.games_per_block
-        for block in range(first_block, first_block + blocks):
-            orders = range(block * size, (block + 1) * size)
-            if all(order in skip for order in orders):
-                continue
+        specs: list[GameSpec] = []
+        for block in range(blocks):
             deal = block + 1
             deal_seed = derive_seed(self.seed, self.game, "compare deal", deal)
             setup = game.random_setup(self.players, self.options, random.Random(deal_seed))
             bot_seeds = [derive_seed(self.seed, self.game, "compare deal", deal, "bot", position)
                          for position in range(self.players)]
-            for order in orders:
-                if order in skip:
-                    continue
+            for order in range(block * size, (block + 1) * size):
                 rotation, table = order % size // 2 + 1, order % 2 + 1
                 positions = rotation_order(self.players, rotation)
                 entrants = self.tables[table - 1]
-                yield GameTask(
+                specs.append(GameSpec(
                     order=order,
-                    game_id=f"{self.name}/{self.game}/t{table}/d{deal}/r{rotation}",
+                    id=f"{self.name}/{self.game}/t{table}/d{deal}/r{rotation}",
                     game=self.game,
-                    table=table,
+                    table=f"t{table}",
                     deal=deal,
                     rotation=rotation,
                     options=self.options,
@@ -153,7 +144,8 @@ class Design:
                     bot_seeds=tuple(bot_seeds[p] for p in positions),
                     limits=self.limits,
                     sandbox=sandbox,
-                )
+                ))
+        return specs
 
     def order_of(self, game_id: str) -> int:
         """The schedule order of a stored game, from its id."""

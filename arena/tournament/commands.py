@@ -8,32 +8,20 @@ import click
 
 from arena import hookimpl
 from arena.plugins import get_plugins
-from arena.seating import SANDBOX_MODES
+from arena.runs.options import exit_status_of_signal, run_options
+from arena.runs.store import open_store
 from arena.tournament.config import load_tournament
 from arena.tournament.leaderboard import FORMATS, build_leaderboard, render, select, write_files
 from arena.tournament.runner import run_tournament
-from arena.tournament.store import open_store
 
-EXIT_INTERRUPTED = 130
 
 
 @click.command()
 @click.argument("tournament_file", metavar="TOURNAMENT.toml")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes playing games at once (with --scheduler: blocks of games played at once)  "
-                   "[default: the machine's cores; with --scheduler, the cluster's worker threads]")
-@click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
-              help="Folder holding the tournaments' results; this one goes to ROOT/NAME.")
-@click.option("--fresh", is_flag=True, help="Discard the results stored for this tournament and start over.")
-@click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
-              help="process: every bot in its own limited process; none: Python bots in-process "
-                   "(trusted bots only; cmd: bots are always processes).")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N to "
-                   "start N worker processes here. Needs the dask extra; see docs/cluster.md.")
+@run_options
 @click.pass_context
-def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, fresh: bool, sandbox: str,
-        scheduler: str | None) -> None:
+def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: str | None, sandbox: str, root: str,
+        fresh: bool) -> None:
     """Play a tournament file in parallel, store every game, and print the leaderboards.
 
     The file (TOML) names the tournament, its seed, format (round-robin or
@@ -44,9 +32,9 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, f
     Every game goes to ROOT/NAME/results.sqlite as it finishes. Running the same
     file again resumes: games already stored are not played again. A changed
     file under the same name is refused unless --fresh. At the end (or after
-    Ctrl-C, which stops cleanly and keeps finished games, exit status 130)
-    the leaderboards are written to ROOT/NAME/leaderboard.md, .csv and .json
-    and printed. Workers log to ROOT/NAME/arena.log. Example:
+    Ctrl-C or SIGTERM, which stop cleanly and keep finished games, exit status
+    130 or 143) the leaderboards are written to ROOT/NAME/leaderboard.md, .csv
+    and .json and printed. Workers log to ROOT/NAME/arena.log. Example:
 
     \b
       arena run tournaments/demo.toml -j 2
@@ -54,12 +42,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, f
     """
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
-    if scheduler is None:
-        outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
-    else:
-        from arena.cluster.runner import run_on_cluster
-
-        outcome = run_on_cluster(scheduler, tournament, plugins, root=root, jobs=jobs, sandbox=sandbox, fresh=fresh)
+    outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
+                             fresh=fresh)
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store)
@@ -72,7 +56,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, root: str, f
     if outcome.interrupted:
         click.echo(f"stopped: {outcome.stored} of {outcome.total} games stored in {outcome.folder}; "
                    f"run the same command again to resume", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
+        ctx.exit(exit_status_of_signal(outcome.signal))
     if outcome.failed:
         click.echo(f"{len(outcome.failed)} games failed and were not stored (see {outcome.folder}/arena.log); "
                    f"run the same command again to retry them", err=True)

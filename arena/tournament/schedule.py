@@ -33,7 +33,7 @@ from typing import Any, Iterator
 from arena.entrants import Entrant
 from arena.match import derive_seed
 from arena.tournament.config import GameEntry, Tournament
-from arena.tournament.tasks import GameTask
+from arena.runs.spec import GameSpec
 
 
 @dataclass(frozen=True)
@@ -93,35 +93,26 @@ class Schedule:
     def total(self) -> int:
         return sum(plan.total for plan in self.plans)
 
-    def tasks(self, sandbox: str, plugins: Any, skip: set[int] = frozenset()) -> Iterator[GameTask]:
-        """Every game as a task, in schedule order; ``skip`` holds orders already played.
-
-        Setups are made lazily, one per deal, and only for deals with a game left to play.
-        """
+    def specs(self, sandbox: str, plugins: Any) -> list[GameSpec]:
+        """Every game as a spec, in schedule order (one setup per deal, shared by its rotations)."""
         tournament = self.tournament
-        order = 0
+        specs: list[GameSpec] = []
         for plan in self.plans:
             game = plugins.game(plan.entry.name)
             players = plan.entry.players
             for table in plan.tables:
                 for deal in range(1, plan.deals + 1):
-                    orders = range(order, order + players)
-                    order += players
-                    if all(number in skip for number in orders):
-                        continue
                     deal_seed = derive_seed(tournament.seed, game.name, table.number, deal)
                     setup = game.random_setup(players, plan.entry.options, random.Random(deal_seed))
                     bot_seeds = [derive_seed(tournament.seed, game.name, table.number, deal, "bot", position)
                                  for position in range(players)]
-                    for rotation, number in enumerate(orders, 1):
-                        if number in skip:
-                            continue
+                    for rotation in range(1, players + 1):
                         positions = rotation_order(players, rotation)
-                        yield GameTask(
-                            order=number,
-                            game_id=f"{tournament.name}/{game.name}/t{table.number}/d{deal}/r{rotation}",
+                        specs.append(GameSpec(
+                            order=len(specs),
+                            id=f"{tournament.name}/{game.name}/t{table.number}/d{deal}/r{rotation}",
                             game=game.name,
-                            table=table.number,
+                            table=f"t{table.number}",
                             deal=deal,
                             rotation=rotation,
                             options=plan.entry.options,
@@ -131,7 +122,8 @@ class Schedule:
                             bot_seeds=tuple(bot_seeds[p] for p in positions),
                             limits=tournament.limits,
                             sandbox=sandbox,
-                        )
+                        ))
+        return specs
 
     def summary(self) -> dict:
         """The plan as plain JSON, kept in the store: per game its tables and who was left out."""

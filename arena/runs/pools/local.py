@@ -1,20 +1,21 @@
-"""Playing game tasks in worker processes, and handing each result back as it finishes.
+"""The local pool: game specs played in ``-j N`` worker processes, each result handed back as it finishes.
 
 Each worker is a process forked from the main one (the ``fork`` start method,
 set explicitly: the tournament log needs it) with a pipe of its own. The main
 process hands every worker at most two tasks at a time (the one it plays and
 the next), so it always knows which games a worker holds; a worker sends back,
-per task, either the rows to store or why the game failed.
+per spec, its :class:`~arena.runs.spec.Outcome` (a record, or why the game failed).
 
-Stopping (Ctrl-C, or :meth:`WorkerPool.stop`): the main process sends each
+Stopping (:meth:`LocalPool.stop`, which the run loop calls on Ctrl-C or SIGTERM): the main process sends each
 worker SIGINT and a ``None`` task. A worker in the middle of a game abandons
 it (``StopRequested``); a worker between games just exits. Either way it
 closes its bots (killing their processes) and leaves normally, which flushes
 its log records: workers are stopped, never killed, since a process killed
 while holding the log queue's lock would break logging for everyone.
 
-A worker whose main process died (SIGKILL) finds its pipe closed the next time it
-reads or writes, closes its bots and exits.
+A worker whose main process died (SIGKILL) is killed by the kernel at once
+(``PR_SET_PDEATHSIG``), and its bots with it (they die with their parent too),
+so nothing of a run outlives it.
 
 With no more workers than cores, each worker is pinned to a core of its own,
 and its bot processes inherit that: a game's worker and bots then take turns on
@@ -31,15 +32,15 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
-import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Iterable, Iterator
 
-from arena.tournament.logs import abandon_log_queue, game_context, use_fork
-from arena.tournament.store import finished_game
-from arena.tournament.tasks import GameTask, close_pools, play_task
+from arena.runs.process import die_with_parent
+from arena.runs.logs import abandon_log_queue, use_fork
+from arena.runs.play import close_pools, play_spec
+from arena.runs.spec import FinishedGame, GameSpec, Outcome, Sink
 
-log = logging.getLogger("arena.tournament")
+log = logging.getLogger("arena.runs")
 TASKS_PER_WORKER = 2
 STOP_WAIT_SECONDS = 30.0
 
@@ -71,9 +72,11 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list, core: 
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
         other.close()
+    die_with_parent()
     if core is not None:
         os.sched_setaffinity(0, {core})
     signal.signal(signal.SIGINT, _on_stop_signal)
+    signal.signal(signal.SIGTERM, _on_stop_signal)
     try:
         while not _stopping:
             try:
@@ -85,7 +88,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list, core: 
                 return
             _playing = True
             try:
-                message = _play(task)
+                message = play_spec(task, multiprocessing.current_process().name)
             finally:
                 _playing = False
             try:
@@ -100,42 +103,23 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list, core: 
         close_pools()
 
 
-def _play(task: GameTask) -> tuple:
-    """Play one task; the message for the main process: the rows to store, or why it failed."""
-    began = time.perf_counter()
-    try:
-        record = play_task(task)
-    except Exception as error:
-        with game_context(task.game_id):
-            log.exception("game failed")
-        return ("failed", task.order, f"{type(error).__name__}: {error}")
-    with game_context(task.game_id):
-        log.info("finished in %.3f s: %s", time.perf_counter() - began, ", ".join(
-            f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"])))
-    meta = (task.game_id, task.game, task.table, task.deal, task.rotation)
-    return ("done", task.order, finished_game(task.order, meta, record))
 
 
-class WorkerPool:
-    """``jobs`` worker processes playing tasks; results reach ``on_done`` / ``on_failed`` in the main process.
+class LocalPool:
+    """``jobs`` worker processes playing specs; what they play reaches the sink in the main process.
 
-    :param on_done: ``on_done(task, finished)`` with the rows of :func:`finished_game`.
-    :param on_failed: ``on_failed(task, reason)`` for a game that raised or whose worker died.
-    :param on_idle: called about every ``tick`` seconds while waiting (progress display).
+    :param tick: the sink's ``idle()`` is called about this often while waiting (progress display).
     """
 
-    def __init__(self, jobs: int, on_done: Callable, on_failed: Callable, on_idle: Callable = lambda: None,
-                 tick: float = 0.2) -> None:
+    def __init__(self, jobs: int, tick: float = 0.2) -> None:
         use_fork()
         self.context = multiprocessing.get_context("fork")
         self.jobs = jobs
-        self.on_done = on_done
-        self.on_failed = on_failed
-        self.on_idle = on_idle
         self.tick = tick
+        self.sink: Sink | None = None
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
-        self.held: dict[Any, dict[int, GameTask]] = {}  # process -> tasks it holds, in the order given
-        self.returned: list[GameTask] = []  # tasks a dead worker held but had not started
+        self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
+        self.returned: list[GameSpec] = []  # specs a dead worker held but had not started
         self.spawned = 0
         self.cores = sorted(os.sched_getaffinity(0))
         self.core_of: dict[Any, int | None] = {}  # process -> the core it is pinned to
@@ -160,7 +144,7 @@ class WorkerPool:
         taken = {self.core_of[process] for process in self.links.values()}
         return next(core for core in self.cores if core not in taken)
 
-    def _give(self, conn: Any, tasks: Iterator[GameTask]) -> None:
+    def _give(self, conn: Any, tasks: Iterator[GameSpec]) -> None:
         """Top up one worker to its share of tasks, or tell it to finish when none are left."""
         held = self.held[self.links[conn]]
         while len(held) < TASKS_PER_WORKER:
@@ -179,13 +163,16 @@ class WorkerPool:
         except OSError:
             pass  # the worker died; its sentinel tells the loop
 
-    def run(self, tasks: Iterator[GameTask]) -> bool:
-        """Play every task; True when stopped early (Ctrl-C or :meth:`stop`), False when all were played.
+    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
+        """Play every spec; True when stopped early (:meth:`stop`), False when all were played.
 
-        Whatever happens (an error in a callback included), the workers are stopped before it returns.
+        Whatever happens (an error in the sink included), the workers are stopped before it returns.
         """
-        tasks = iter(tasks)
-        previous = _catch_sigint(self)
+        tasks = iter(specs)
+        self.sink = sink
+        self.stop_requested = False
+        if self.jobs < 1:
+            return False
         try:
             for _ in range(self.jobs):
                 self._spawn()
@@ -194,24 +181,22 @@ class WorkerPool:
             while self.links and not self.stop_requested:
                 self._wait_once(tasks)
         finally:
-            try:
-                if self.links:
-                    self.stop_requested = True
-                    self._stop_workers()
-            finally:
-                if previous is not None:
-                    signal.signal(signal.SIGINT, previous)
+            if self.links:
+                stopped = self.stop_requested
+                self.stop_requested = True
+                self._stop_workers()
+                self.stop_requested = stopped
         return self.stop_requested
 
     def stop(self) -> None:
-        """Ask the run to stop soon (what Ctrl-C does): games being played are abandoned."""
+        """Ask the run to stop soon (Ctrl-C, SIGTERM): games being played are abandoned."""
         self.stop_requested = True
 
-    def _wait_once(self, tasks: Iterator[GameTask] | None) -> None:
+    def _wait_once(self, tasks: Iterator[GameSpec] | None) -> None:
         sentinels = {process.sentinel: process for process in self.links.values()}
         ready = multiprocessing.connection.wait([*self.links, *sentinels], timeout=self.tick)
         if not ready:
-            self.on_idle()
+            self._sink.idle()
             return
         for item in ready:
             if item in self.links:
@@ -220,22 +205,27 @@ class WorkerPool:
             if item in sentinels:
                 self._bury(sentinels[item], tasks)
 
-    def _receive(self, conn: Any, tasks: Iterator[GameTask] | None) -> bool:
+    @property
+    def _sink(self) -> Sink:
+        assert self.sink is not None, "run() sets the sink"
+        return self.sink
+
+    def _receive(self, conn: Any, tasks: Iterator[GameSpec] | None) -> bool:
         """Handle one message from a worker; False when its pipe is closed (the worker is gone)."""
         try:
-            kind, order, payload = conn.recv()
+            outcome: Outcome = conn.recv()
         except (EOFError, OSError):
             return False
-        task = self.held[self.links[conn]].pop(order)
-        if kind == "done":
-            self.on_done(task, payload)
+        spec = self.held[self.links[conn]].pop(outcome.order)
+        if outcome.record is not None:
+            self._sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
         else:
-            self.on_failed(task, payload)
+            self._sink.failed(spec, outcome.failure)
         if tasks is not None and not self.stop_requested:
             self._give(conn, tasks)
         return True
 
-    def _bury(self, process: Any, tasks: Iterator[GameTask] | None) -> None:
+    def _bury(self, process: Any, tasks: Iterator[GameSpec] | None) -> None:
         """A worker exited: drain what it sent, fail the game it was playing, replace it.
 
         A worker plays its tasks in the order given, so the first it still holds
@@ -254,8 +244,8 @@ class WorkerPool:
         if held:
             playing, *unstarted = held.values()
             log.error("worker %s died (exit code %s) while playing game %s", process.name, process.exitcode,
-                      playing.game_id)
-            self.on_failed(playing, f"its worker process died (exit code {process.exitcode})")
+                      playing.id)
+            self._sink.failed(playing, f"its worker process died (exit code {process.exitcode})")
             self.returned.extend(unstarted)
         if process.exitcode != 0 and tasks is not None:
             self._spawn()
@@ -279,9 +269,3 @@ class WorkerPool:
             process.join()
         self.links.clear()
 
-
-def _catch_sigint(pool: WorkerPool) -> Any:
-    """Turn SIGINT in the main process into :meth:`WorkerPool.stop`; the previous handler (None off the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, lambda signum, frame: pool.stop())

@@ -1,9 +1,8 @@
-"""Playing game tasks through any ``concurrent.futures`` executor, a Dask cluster's above all.
+"""The Dask pool: game specs played through any ``concurrent.futures`` executor, a Dask cluster's above all.
 
-:class:`ExecutorPool` has the interface of the local
-:class:`arena.tournament.workers.WorkerPool` (``run(tasks)``, ``stop()``,
-results reaching ``on_done`` / ``on_failed`` in the main process), so the
-tournament runner drives either the same way. It cuts the tasks into
+:class:`ExecutorPool` has the interface of the local pool
+(:class:`arena.runs.pools.local.LocalPool`: ``run(specs, sink)``, ``stop()``),
+so the run loop drives either the same way. It cuts the tasks into
 :mod:`blocks <arena.cluster.blocks>`, keeps two blocks per slot in flight (one
 playing, one waiting, so no worker idles while a result travels back), and
 hands each game's outcome over as its block comes back.
@@ -15,7 +14,7 @@ fails each of its games; rerunning the tournament retries them. A worker that
 does not match the coordinator's installation, or a lost scheduler, stops the
 run (:class:`ClusterError`).
 
-Stopping (Ctrl-C, or :meth:`ExecutorPool.stop`): the blocks not yet returned
+Stopping (:meth:`ExecutorPool.stop`, which the run loop calls on Ctrl-C or SIGTERM): the blocks not yet returned
 are cancelled and their games left for the next run.
 """
 
@@ -23,56 +22,52 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import signal
-import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Iterable
 
 from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
 from arena.cluster.worker_logs import replay_logs
 from arena.errors import ClusterError
-from arena.tournament.tasks import GameTask
+from arena.runs.spec import FinishedGame, GameSpec, Outcome, Sink
 
-log = logging.getLogger("arena.tournament")
+log = logging.getLogger("arena.runs")
 BLOCKS_PER_SLOT = 2
 
 
 class ExecutorPool:
-    """Plays tasks in blocks on ``executor``, ``slots`` blocks at a time plus as many waiting.
+    """Plays specs in blocks on ``executor``, ``slots`` blocks at a time plus as many waiting.
 
-    :param on_done: ``on_done(task, finished)`` with the rows of :func:`arena.tournament.store.finished_game`.
-    :param on_failed: ``on_failed(task, reason)`` for a game that raised or whose block could not be played.
-    :param on_idle: called about every ``tick`` seconds while waiting (progress display).
+    :param tick: the sink's ``idle()`` is called about this often while waiting (progress display).
     """
 
-    def __init__(self, executor: concurrent.futures.Executor, slots: int, on_done: Callable, on_failed: Callable,
-                 on_idle: Callable = lambda: None, tick: float = 0.2) -> None:
+    def __init__(self, executor: concurrent.futures.Executor, slots: int, tick: float = 0.2) -> None:
         self.executor = executor
         self.slots = slots
-        self.on_done = on_done
-        self.on_failed = on_failed
-        self.on_idle = on_idle
+        self.jobs = slots
         self.tick = tick
+        self.sink: Sink | None = None
         self.coordinator = installation()
         self.handed_over: set[int] = set()
         self.stop_requested = False
 
     def stop(self) -> None:
-        """Ask the run to stop soon (what Ctrl-C does): blocks not yet returned are cancelled."""
+        """Ask the run to stop soon (Ctrl-C, SIGTERM): blocks not yet returned are cancelled."""
         self.stop_requested = True
 
-    def run(self, tasks: Iterator[GameTask]) -> bool:
-        """Play every task; True when stopped early, False when all were played (or failed)."""
-        cutter = BlockCutter(tasks)
+    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
+        """Play every spec; True when stopped early, False when all were played (or failed)."""
+        self.sink = sink
+        self.stop_requested = False
+        self.handed_over.clear()
+        cutter = BlockCutter(iter(specs))
         in_flight: dict[concurrent.futures.Future, Block] = {}
-        previous = _catch_sigint(self)
         try:
             self._top_up(in_flight, cutter)
             while in_flight and not self.stop_requested:
                 finished, _ = concurrent.futures.wait(in_flight, timeout=self.tick,
                                                       return_when=concurrent.futures.FIRST_COMPLETED)
                 if not finished:
-                    self.on_idle()
+                    sink.idle()
                 for future in finished:
                     self._settle(in_flight.pop(future), future, cutter)
                 if not self.stop_requested:
@@ -80,8 +75,6 @@ class ExecutorPool:
         finally:
             for future in in_flight:
                 future.cancel()
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
         return self.stop_requested
 
     def _top_up(self, in_flight: dict, cutter: BlockCutter) -> None:
@@ -98,25 +91,26 @@ class ExecutorPool:
             if isinstance(error, ClusterError):
                 raise error
             reason = _block_failure(error)
-            log.error("a block of %d games (%s to %s) failed: %s", len(block.tasks), block.tasks[0].game_id,
-                      block.tasks[-1].game_id, reason)
-            for task in block.tasks:
-                self._hand_over(task, "failed", reason)
+            log.error("a block of %d games (%s to %s) failed: %s", len(block.tasks), block.tasks[0].id,
+                      block.tasks[-1].id, reason)
+            for spec in block.tasks:
+                self._hand_over(spec, Outcome(spec.order, None, reason))
             return
         result: BlockResult = future.result()
         replay_logs(result.log_records)
         cutter.measured(result)
-        for kind, order, payload in result.outcomes:
-            self._hand_over(block.task(order), kind, payload)
+        for outcome in result.outcomes:
+            self._hand_over(block.task(outcome.order), outcome)
 
-    def _hand_over(self, task: GameTask, kind: str, payload: Any) -> None:
-        if task.order in self.handed_over:
+    def _hand_over(self, spec: GameSpec, outcome: Outcome) -> None:
+        if spec.order in self.handed_over:
             return
-        self.handed_over.add(task.order)
-        if kind == "done":
-            self.on_done(task, payload)
+        self.handed_over.add(spec.order)
+        assert self.sink is not None
+        if outcome.record is not None:
+            self.sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
         else:
-            self.on_failed(task, payload)
+            self.sink.failed(spec, outcome.failure)
 
 
 def _block_failure(error: BaseException | None) -> str:
@@ -128,9 +122,3 @@ def _block_failure(error: BaseException | None) -> str:
     text = str(error).strip()
     return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
-
-def _catch_sigint(pool: ExecutorPool) -> Any:
-    """Turn SIGINT into :meth:`ExecutorPool.stop`; the previous handler (None off the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, lambda signum, frame: pool.stop())

@@ -1,0 +1,17 @@
+"""The runs core: what every command that plays many games goes through.
+
+- :mod:`arena.runs.spec`: a :class:`GameSpec` says what to play, a
+  :class:`FinishedGame` what came of it;
+- :mod:`arena.runs.seeds`: a run's secret and the keyed derivation of deal and bot seeds;
+- :mod:`arena.runs.play`: plays one spec in whatever process holds it;
+- :mod:`arena.runs.pools`: in-process, local worker processes (``-j N``) and
+  Dask (``--scheduler``) behind one interface;
+- :mod:`arena.runs.store`: the results store (``results.sqlite``) and its typed API;
+- :mod:`arena.runs.loop`: :func:`run_schedule`, which skips what is stored,
+  plays the rest through a pool and stores each game as it ends;
+- :mod:`arena.runs.options`: the command-line options every such command shares.
+
+A schedule (the games to play) comes from a tournament format
+(:mod:`arena.tournament.schedule`) or a comparison design
+(:mod:`arena.compare.design`); docs/architecture.md draws the layers.
+"""

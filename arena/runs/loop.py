@@ -1,0 +1,177 @@
+"""The one loop every command that plays many games goes through: :func:`run_schedule`.
+
+It marks which stored games the schedule still holds (the rest become
+history, kept but out of the standings), skips them, plays the others through
+a pool, stores each game as it ends, and stops cleanly on Ctrl-C or SIGTERM:
+games in flight are abandoned, everything finished is stored, no worker or bot
+process is left behind. :func:`results_folder` holds a run's folder for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import signal
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Protocol, Sequence
+
+from arena.errors import StoreError
+from arena.runs.logs import RunLog
+from arena.runs.pools import Pool
+from arena.runs.spec import FinishedGame, GameSpec
+from arena.runs.store import Store, remove_store
+
+log = logging.getLogger("arena.runs")
+LOG_FILE = "arena.log"
+LOCK_FILE = ".run.lock"
+#: what a run's folder and files allow: the runner's user only (bots run as others, or cannot see it at all)
+FOLDER_MODE, FILE_UMASK = 0o700, 0o077
+
+
+@dataclass
+class RunOutcome:
+    """What a run did: games reused, played now, failed (not stored); whether and by which signal it stopped."""
+
+    folder: str
+    total: int
+    reused: int = 0
+    played: int = 0
+    failed: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    signal: int | None = None
+
+    @property
+    def stored(self) -> int:
+        return self.reused + self.played
+
+
+@contextlib.contextmanager
+def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
+    """Create and hold ``ROOT/NAME`` for this run (a second run on it is refused); yield its path.
+
+    The folder is made 0700 and everything written in it 0600 (a umask held
+    for the run). With ``fresh``, the folder's store and log are discarded
+    first. The lock is a POSIX record lock (``lockf``), not ``flock``: forked
+    workers do not inherit it, so a run killed with SIGKILL frees its folder at once.
+    """
+    folder = os.path.join(root, name)
+    previous_umask = os.umask(FILE_UMASK)
+    try:
+        os.makedirs(folder, mode=FOLDER_MODE, exist_ok=True)
+        with contextlib.suppress(PermissionError):
+            os.chmod(folder, FOLDER_MODE)
+        try:
+            handle = open(os.path.join(folder, LOCK_FILE), "w")
+        except OSError as error:
+            raise StoreError(f"cannot write in {folder} ({error.strerror}); choose another --results folder") \
+                from None
+        with handle:
+            try:
+                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise StoreError(f"{folder} is being written by another arena run; wait for it to finish") from None
+            if fresh:
+                remove_store(folder)
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(folder, LOG_FILE))
+            yield folder
+    finally:
+        os.umask(previous_umask)
+
+
+class Progress(Protocol):
+    """The display of a run (:mod:`arena.tournament.progress`)."""
+
+    def game_done(self, bots: list[str], ranks: list[int]) -> None: ...
+
+    def tick(self) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class _Sink:
+    """Receives the pool's games in the main process: stores each, then tells the observers."""
+
+    def __init__(self, store: Store, outcome: RunOutcome, progress: Progress,
+                 on_game: Callable[[FinishedGame], None] | None) -> None:
+        self.store = store
+        self.outcome = outcome
+        self.progress = progress
+        self.on_game = on_game
+
+    def done(self, finished: FinishedGame) -> None:
+        self.store.add(finished)
+        self.outcome.played += 1
+        result = finished.record["result"]
+        self.progress.game_done(finished.record["players"], result["ranks"])
+        if self.on_game is not None:
+            self.on_game(finished)
+
+    def failed(self, spec: GameSpec, reason: str) -> None:
+        self.outcome.failed.append(f"{spec.id}: {reason}")
+
+    def idle(self) -> None:
+        self.progress.tick()
+
+
+@contextlib.contextmanager
+def _stop_on_signals(pool: Pool, outcome: RunOutcome) -> Iterator[None]:
+    """Ctrl-C (SIGINT) and SIGTERM ask the pool to stop; the previous handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        outcome.signal = signum
+        pool.stop()
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: Progress, *, folder: str,
+                 on_game: Callable[[FinishedGame], None] | None = None,
+                 keep_going: Callable[[], bool] = lambda: True, stop_on_failure: bool = False) -> RunOutcome:
+    """Play every spec of ``specs`` not stored yet through ``pool``, storing each game as it ends.
+
+    The stored games whose keys are in ``specs`` become the current ones (in
+    schedule order); every other stored game becomes history. ``on_game`` sees
+    each game played now, after it is stored; ``keep_going`` is asked before each
+    new game is handed out (a comparison stops once its test decides); with
+    ``stop_on_failure``, no new game is handed out after one failed.
+    ``progress`` is the display (``game_done``, ``tick``, ``finish``).
+    """
+    stored = store.stored_games()
+    store.mark_current({spec.key: spec.order for spec in specs})
+    pending = [spec for spec in specs if spec.key not in stored]
+    outcome = RunOutcome(folder, len(specs), reused=len(specs) - len(pending))
+    if not pending:
+        return outcome
+
+    def handed_out() -> Iterator[GameSpec]:
+        for spec in pending:
+            if not keep_going() or (stop_on_failure and outcome.failed):
+                return
+            yield spec
+
+    run_log = RunLog(os.path.join(folder, LOG_FILE))
+    try:
+        log.info("%s: %d games to play of %d, %d reused, %s", store.meta("name"), len(pending), len(specs),
+                 outcome.reused, type(pool).__name__)
+        with _stop_on_signals(pool, outcome):
+            try:
+                outcome.interrupted = pool.run(handed_out(), _Sink(store, outcome, progress, on_game))
+            finally:
+                progress.finish()
+        log.info("%s: %d games played now, %d failed, %d of %d stored%s", store.meta("name"), outcome.played,
+                 len(outcome.failed), outcome.stored, outcome.total, " (stopped)" if outcome.interrupted else "")
+    finally:
+        run_log.close()
+    return outcome

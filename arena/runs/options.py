@@ -1,0 +1,62 @@
+"""The command-line options every command that plays games shares, declared once.
+
+``@run_options`` adds ``-j/--jobs``, ``--scheduler``, ``--sandbox``,
+``--results`` and ``--fresh``; ``@limit_options`` adds ``--start-ms``,
+``--move-ms``, ``--bank-ms`` and ``--memory-mb`` (for commands without a
+tournament file); ``@sandbox_option`` alone serves ``arena play`` and friends.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any, Callable
+
+import click
+
+from arena.match import Limits
+from arena.seating import SANDBOX_MODES
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def _stack(*decorators: Decorator) -> Decorator:
+    def apply(command: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+    return apply
+
+
+sandbox_option = click.option(
+    "--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
+    help="process: every bot in its own jailed process; none: Python bots in-process "
+         "(trusted bots only; cmd: bots are always processes).")
+
+run_options = _stack(
+    click.option("-j", "--jobs", type=click.IntRange(0), default=None, metavar="N",
+                 help="Worker processes playing games at once (0: in this process; with --scheduler: blocks "
+                      "of games at once)  [default: the machine's cores; with --scheduler, the cluster's threads]"),
+    click.option("--scheduler", metavar="ADDRESS",
+                 help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N "
+                      "to start N worker processes here. Needs the dask extra; see docs/cluster.md."),
+    sandbox_option,
+    click.option("--results", "root", default="results", show_default=True, metavar="ROOT",
+                 help="Folder holding the results folders; this run's goes to ROOT/NAME."),
+    click.option("--fresh", is_flag=True, help="Discard the results stored under this name and start over."),
+)
+
+limit_options = _stack(
+    click.option("--start-ms", type=click.IntRange(1), default=Limits.start_ms, show_default=True,
+                 help="Time for a bot to answer start."),
+    click.option("--move-ms", type=click.IntRange(1), default=Limits.move_ms, show_default=True,
+                 help="Time per decision."),
+    click.option("--bank-ms", type=click.IntRange(0), default=Limits.bank_ms, show_default=True,
+                 help="Extra time per game, spent when a decision runs over --move-ms."),
+    click.option("--memory-mb", type=click.IntRange(16), default=Limits.memory_mb, show_default=True,
+                 help="Memory per bot: all its processes and its private /tmp together."),
+)
+
+
+def exit_status_of_signal(signum: int | None) -> int:
+    """The exit status of a run stopped by ``signum``: 128 + its number, as shells report it (130, 143)."""
+    return 128 + (signum or signal.SIGINT)

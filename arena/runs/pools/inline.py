@@ -1,0 +1,36 @@
+"""The in-process pool: specs played one after another in the calling process (library use, tests, debugging)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from arena.runs.play import close_pools, play_spec
+from arena.runs.spec import FinishedGame, GameSpec, Sink
+
+
+class InlinePool:
+    """Plays each spec here, in order; :meth:`stop` takes effect between games."""
+
+    jobs = 1
+
+    def __init__(self) -> None:
+        self.stop_requested = False
+
+    def stop(self) -> None:
+        self.stop_requested = True
+
+    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
+        """Play every spec; True when stopped early."""
+        self.stop_requested = False
+        try:
+            for spec in specs:
+                if self.stop_requested:
+                    return True
+                outcome = play_spec(spec, "main")
+                if outcome.record is not None:
+                    sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
+                else:
+                    sink.failed(spec, outcome.failure)
+        finally:
+            close_pools()
+        return self.stop_requested

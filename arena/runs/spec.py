@@ -1,0 +1,103 @@
+"""What to play and what came of it: the values that cross from schedules to pools to the store.
+
+A :class:`GameSpec` is a plain, picklable description of one game: everything
+that decides it (game, options, setup, seats, seeds, limits), where it sits in
+its schedule, and the version of the code each seat runs. Its :attr:`key`
+hashes all of that, so a stored game is reused exactly when the game it
+would be now is the same game (protocol.md section 6: "a stored game is
+reused only while these match").
+
+A :class:`FinishedGame` is a spec's record with how long it took and where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterable, Protocol
+
+from arena.entrants import Entrant
+from arena.match import Limits
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One scheduled game: where it sits in the schedule and everything needed to play it."""
+
+    order: int  # position in the schedule: ratings and statistics follow it
+    id: str
+    game: str
+    table: str  # the table's label within its game (its entrants, or "candidate"/"baseline")
+    deal: int
+    rotation: int
+    options: dict
+    setup: dict
+    entrants: tuple[Entrant, ...]  # by seat
+    seed: int  # the deal's seed: the record's ``seed``
+    bot_seeds: tuple[int, ...]  # by seat
+    limits: Limits
+    sandbox: str
+    versions: tuple[str, ...] = ()  # by seat: the code each seat runs (arena.versions)
+
+    @property
+    def names(self) -> list[str]:
+        return [entrant.name for entrant in self.entrants]
+
+    @cached_property
+    def key(self) -> str:
+        """A hash of everything that decides this game's record; equal keys give equal records."""
+        decided = {
+            "id": self.id, "game": self.game, "options": self.options, "setup": self.setup,
+            "players": self.names, "versions": list(self.versions), "seed": self.seed,
+            "bot_seeds": list(self.bot_seeds), "limits": self.limits.as_dict(),
+        }
+        text = json.dumps(decided, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A played game: its spec, its record (protocol.md section 6), seconds of play and the worker's name."""
+
+    spec: GameSpec
+    record: dict
+    seconds: float = 0.0
+    worker: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a worker sends back for one spec, found again by its ``order``: a record, or why it failed."""
+
+    order: int
+    record: dict | None
+    failure: str = ""
+    seconds: float = 0.0
+    worker: str = ""
+
+
+class Sink(Protocol):
+    """Where a pool hands over what it played (in the main process, one call at a time)."""
+
+    def done(self, finished: FinishedGame) -> None: ...
+
+    def failed(self, spec: GameSpec, reason: str) -> None: ...
+
+    def idle(self) -> None: ...
+
+
+@dataclass
+class Schedule:
+    """Games to play, in schedule order, with a summary of the plan kept in the store.
+
+    ``specs`` may be a generator that stops early (a comparison stops once its
+    test decides); ``total`` is the most it can give.
+    """
+
+    name: str
+    specs: Iterable[GameSpec]
+    total: int
+    plan: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)

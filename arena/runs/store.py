@@ -1,0 +1,432 @@
+"""The results store of one tournament or comparison: ``ROOT/NAME/results.sqlite``, and its typed API.
+
+Tables (schema version :data:`SCHEMA_VERSION`):
+- ``meta``: key/value rows: the run's name and kind, its definition and plan
+  (JSON), the total of games scheduled, when it was created, and the run's
+  secret when it has one (never printed or exported);
+- ``games``: one row per game ever played here, keyed by its spec's ``key``
+  (a hash of everything that decided it: :attr:`arena.runs.spec.GameSpec.key`),
+  with its id, table, deal, rotation, record and ``current``: its place in the
+  schedule of the latest run, or NULL for history (a game of a bot's older
+  code, or of a table no longer scheduled) that is kept but out of the standings;
+- ``seats``: per game and seat, the bot, its version, money, rank and fault count;
+- ``faults``: every fault of every game;
+- ``figures``: each game's leaderboard figures, cached per state of the store.
+
+Every game is written in one transaction as it finishes, in WAL mode, so a
+crash loses at most the games still being played, and readers (a leaderboard
+while a run goes on) never block the writer. Every SQLite failure (locked,
+read-only, corrupt, from another version) becomes one :class:`StoreError` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable, Iterator, NamedTuple
+
+import orjson
+
+from arena.errors import StoreError
+from arena.runs.spec import FinishedGame
+
+STORE_FILE = "results.sqlite"
+SCHEMA_VERSION = 2
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games (
+    row INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, id TEXT NOT NULL, game TEXT NOT NULL,
+    table_label TEXT NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL, current INTEGER,
+    record TEXT NOT NULL, finished TEXT NOT NULL);
+CREATE INDEX games_by_id ON games (id);
+CREATE INDEX games_by_current ON games (current);
+CREATE TABLE seats (
+    row INTEGER NOT NULL, seat INTEGER NOT NULL, game TEXT NOT NULL, bot TEXT NOT NULL, version TEXT NOT NULL,
+    money INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL,
+    PRIMARY KEY (row, seat)) WITHOUT ROWID;
+CREATE INDEX seats_by_game ON seats (game);
+CREATE TABLE faults (
+    row INTEGER NOT NULL, seat INTEGER NOT NULL, move INTEGER, decision TEXT NOT NULL,
+    kind TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE figures (game TEXT PRIMARY KEY, stamp TEXT NOT NULL, payload TEXT NOT NULL);
+"""
+#: how long a write waits for another connection's lock before giving up (milliseconds)
+BUSY_MS = 10_000
+
+
+class SeatRow(NamedTuple):
+    """One seat of one current game, in schedule order: the leaderboard's raw material."""
+
+    order: int
+    bot: str
+    rank: int
+    money: int
+    faults: int
+
+
+class BotTotals(NamedTuple):
+    """Per bot over the current games: seats played, first places, rank sum, money sum, faults."""
+
+    bot: str
+    seats: int
+    firsts: int
+    rank_sum: int
+    money_sum: int
+    faults: int
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """What the store holds of a game: its spec key, id, place in the current schedule (or None) and versions."""
+
+    key: str
+    id: str
+    current: int | None
+    versions: tuple[str, ...]
+
+
+def store_path(folder: str) -> str:
+    return os.path.join(folder, STORE_FILE)
+
+
+@contextlib.contextmanager
+def sqlite_errors(path: str) -> Iterator[None]:
+    """Turn SQLite's exceptions into one-line :class:`StoreError` messages saying what to do."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        text = str(error)
+        if "locked" in text or "busy" in text:
+            raise StoreError(f"{path} is locked by another process (waited {BUSY_MS // 1000} s); "
+                             "stop whatever holds it and run again: nothing stored was lost") from None
+        if "readonly" in text or "read-only" in text:
+            raise StoreError(f"{path} is read-only; make it and its folder writable and run again") from None
+        raise StoreError(f"{path}: {text}") from None
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"{path} is not a readable results store ({error}); move it aside to start "
+                         "anew, or restore it from a copy") from None
+
+
+class Store:
+    """An open results store. Use :func:`open_store` or :func:`create_or_open`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        with sqlite_errors(path):
+            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
+        """Rows of one read query, SQLite errors made one line."""
+        with sqlite_errors(self.path):
+            return self.db.execute(sql, tuple(args)).fetchall()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), SQLite errors made one line."""
+        with sqlite_errors(self.path):
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    # -- the run's metadata --
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    def set_meta(self, values: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [(key, json.dumps(value)) for key, value in values.items()])
+
+    def header(self) -> dict:
+        """The run's name, kind, definition, plan and total (what the leaderboard and report show)."""
+        name = self.meta("name")
+        if name is None:
+            raise StoreError(f"{self.path}: no tournament stored in it")
+        return {"name": name, "kind": self.meta("kind", "tournament"), "definition": self.meta("definition", {}),
+                "plan": self.meta("plan", {}), "total": self.meta("total", 0)}
+
+    def secret(self) -> bytes | None:
+        """The run's drawn secret, if it has one."""
+        value = self.meta("secret")
+        return bytes.fromhex(value) if value else None
+
+    # -- the current schedule --
+
+    def stored_games(self) -> dict[str, StoredGame]:
+        """Every game stored (current and history), by spec key."""
+        games: dict[str, StoredGame] = {}
+        versions: dict[int, list[str]] = {}
+        for row, version in self.query("SELECT row, version FROM seats ORDER BY row, seat"):
+            versions.setdefault(row, []).append(version)
+        for row, key, game_id, current in self.query("SELECT row, key, id, current FROM games"):
+            games[key] = StoredGame(key, game_id, current, tuple(versions.get(row, ())))
+        return games
+
+    def mark_current(self, orders: dict[str, int]) -> None:
+        """Make the games whose keys are in ``orders`` (key -> schedule order) current, every other one history."""
+        with self.transaction() as db:
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS scheduled (key TEXT PRIMARY KEY, position INTEGER)")
+            db.execute("DELETE FROM scheduled")
+            db.executemany("INSERT INTO scheduled VALUES (?, ?)", orders.items())
+            db.execute("UPDATE games SET current = (SELECT position FROM scheduled WHERE scheduled.key = games.key)")
+            db.execute("DELETE FROM scheduled")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)",
+                       (json.dumps(self._generation() + 1),))
+
+    def _generation(self) -> int:
+        rows = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchall()
+        return json.loads(rows[0][0]) if rows else 0
+
+    # -- games in --
+
+    def add(self, finished: FinishedGame) -> None:
+        """Store one finished game as current, in one transaction."""
+        self.add_many([finished])
+
+    def add_many(self, finished: list[FinishedGame]) -> None:
+        """Store finished games as current, in one transaction."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        with self.transaction() as db:
+            for game in finished:
+                spec, record = game.spec, game.record
+                cursor = db.execute(
+                    "INSERT OR REPLACE INTO games (key, id, game, table_label, deal, rotation, current, record, "
+                    "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order,
+                     orjson.dumps(record).decode(), now))
+                row = cursor.lastrowid
+                result = record["result"]
+                fault_count = [0] * len(record["players"])
+                for fault in record["faults"]:
+                    fault_count[fault["seat"]] += 1
+                versions = list(spec.versions) or [""] * len(record["players"])
+                db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+                    (row, seat, spec.game, bot, versions[seat], money, rank, fault_count[seat])
+                    for seat, (bot, money, rank) in enumerate(zip(record["players"], result["money"],
+                                                                  result["ranks"]))])
+                if record["faults"]:
+                    db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)", [
+                        (row, fault["seat"], fault["move"], fault["decision"], fault["kind"], str(fault["detail"]))
+                        for fault in record["faults"]])
+
+    # -- games out --
+
+    def count(self, game: str | None = None) -> int:
+        """Current games (of ``game``, or all)."""
+        if game is None:
+            return self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL")[0][0]
+        return self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL AND game = ?", (game,))[0][0]
+
+    def count_history(self) -> int:
+        """Games kept as history (out of the standings)."""
+        return self.query("SELECT COUNT(*) FROM games WHERE current IS NULL")[0][0]
+
+    def records(self, games: Iterable[str] = (), bots: Iterable[str] = (), ids: Iterable[str] = (),
+                history: bool = False) -> Iterator[str]:
+        """Records (JSON text) of the current games in schedule order (with ``history``, then the others),
+        of any of ``games``, with any of ``bots`` seated, among ``ids`` (a filter left empty takes all)."""
+        where, args = ([] if history else ["current IS NOT NULL"]), []
+        for column, values in (("game", tuple(games)), ("id", tuple(ids))):
+            if values:
+                where.append(f"{column} IN ({', '.join('?' * len(values))})")
+                args += values
+        bots = tuple(bots)
+        if bots:
+            where.append(f"row IN (SELECT row FROM seats WHERE bot IN ({', '.join('?' * len(bots))}))")
+            args += bots
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        with sqlite_errors(self.path):
+            cursor = self.db.execute(
+                f"SELECT record FROM games{clause} ORDER BY current IS NULL, current, row", args)
+            for (record,) in cursor:
+                yield record
+
+    def record(self, game_id: str) -> str | None:
+        """The record (JSON text) of the game with this id (the current one, else the latest), or None."""
+        rows = self.query("SELECT record FROM games WHERE id = ? ORDER BY current IS NULL, row DESC LIMIT 1",
+                          (game_id,))
+        return rows[0][0] if rows else None
+
+    def record_by_key(self, key: str) -> dict:
+        """The record of the game stored under spec key ``key`` (which must be there)."""
+        return json.loads(self.query("SELECT record FROM games WHERE key = ?", (key,))[0][0])
+
+    def bot_totals(self, game: str | None = None) -> list[BotTotals]:
+        """Per bot over the current games (of ``game``, or all): seats, firsts, rank sum, money sum, faults."""
+        where, args = ("AND s.game = ?", (game,)) if game else ("", ())
+        return [BotTotals(*row) for row in self.query(
+            f"SELECT s.bot, COUNT(*), SUM(s.rank = 1), SUM(s.rank), SUM(s.money), SUM(s.faults) FROM seats s "
+            f"JOIN games g ON g.row = s.row WHERE g.current IS NOT NULL {where} GROUP BY s.bot", args)]
+
+    def seat_rows(self, game: str) -> list[SeatRow]:
+        """Every seat of the current games of ``game``, in schedule order then seat order."""
+        return [SeatRow(*row) for row in self.query(
+            "SELECT g.current, s.bot, s.rank, s.money, s.faults FROM seats s JOIN games g ON g.row = s.row "
+            "WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat", (game,))]
+
+    def placings(self, game: str) -> list[tuple[int, str, int]]:
+        """``(order, bot, rank)`` of every seat of the current games of ``game``, in schedule then seat order."""
+        return self.query("SELECT g.current, s.bot, s.rank FROM seats s JOIN games g ON g.row = s.row "
+                          "WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat", (game,))
+
+    def seats_with_blocks(self, game: str) -> list[tuple[int, str, int, str, int, int, int]]:
+        """``(order, table, deal, bot, rank, money, faults)`` of every seat of the current games of ``game``,
+        in schedule then seat order: a deal block is one table and deal (the duplicate format)."""
+        return self.query(
+            "SELECT g.current, g.table_label, g.deal, s.bot, s.rank, s.money, s.faults FROM seats s "
+            "JOIN games g ON g.row = s.row WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat",
+            (game,))
+
+    def game_index(self) -> list[tuple[int, str, str, str, int, int]]:
+        """``(order, id, game, table, deal, rotation)`` of every current game, in schedule order."""
+        return self.query("SELECT current, id, game, table_label, deal, rotation FROM games "
+                          "WHERE current IS NOT NULL ORDER BY current")
+
+    def seats_by_game(self) -> dict[int, list[tuple[str, int, int, int]]]:
+        """Per current game (by schedule order): ``(bot, money, rank, faults)`` by seat."""
+        seats: dict[int, list[tuple[str, int, int, int]]] = {}
+        for order, bot, money, rank, faults in self.query(
+                "SELECT g.current, s.bot, s.money, s.rank, s.faults FROM seats s JOIN games g ON g.row = s.row "
+                "WHERE g.current IS NOT NULL ORDER BY g.current, s.seat"):
+            seats.setdefault(order, []).append((bot, money, rank, faults))
+        return seats
+
+    def fault_kinds(self) -> dict[str, dict[str, int]]:
+        """Per bot, its faults in the current games by kind."""
+        kinds: dict[str, dict[str, int]] = {}
+        for bot, kind, count in self.query(
+                "SELECT s.bot, f.kind, COUNT(*) FROM faults f JOIN games g ON g.row = f.row "
+                "JOIN seats s ON s.row = f.row AND s.seat = f.seat WHERE g.current IS NOT NULL "
+                "GROUP BY s.bot, f.kind ORDER BY s.bot, f.kind"):
+            kinds.setdefault(bot, {})[kind] = count
+        return kinds
+
+    # -- cached leaderboard figures --
+
+    def _stamp(self, games: int) -> str:
+        return f"{self._generation()}:{games}"
+
+    def cached_figures(self, game: str, games: int) -> Any:
+        """The figures cached for ``game`` when it had ``games`` current games, or None."""
+        rows = self.query("SELECT payload FROM figures WHERE game = ? AND stamp = ?", (game, self._stamp(games)))
+        return json.loads(rows[0][0]) if rows else None
+
+    def cache_figures(self, game: str, games: int, payload: Any) -> None:
+        """Keep figures computed over ``games`` current games; silently skipped on a read-only store."""
+        try:
+            with self.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO figures VALUES (?, ?, ?)",
+                           (game, self._stamp(games), json.dumps(payload)))
+        except StoreError:
+            pass
+
+
+def _create_schema(db: sqlite3.Connection) -> None:
+    for statement in filter(None, (part.strip() for part in SCHEMA.split(";"))):
+        db.execute(statement)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _migrate_from_1(store: Store) -> None:
+    """A store of schema 1 (arena before bot versions) in place: every game kept, current, with no versions.
+
+    Such games are never reused (their keys match no spec), so the next run
+    plays them again and keeps these as history.
+    """
+    with store.transaction() as db:
+        old = db.execute("SELECT name, digest, definition, plan, total, created FROM tournament").fetchone()
+        for table in ("games", "seats", "faults", "figures"):
+            db.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+        db.execute("DROP INDEX IF EXISTS games_by_game")
+        db.execute("DROP TABLE IF EXISTS tables")
+        db.execute("DROP TABLE tournament")
+        _create_schema(db)
+        if old:
+            name, _digest, definition, plan, total, created = old
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("name", json.dumps(name)), ("kind", json.dumps(json.loads(definition).get("kind", "tournament"))),
+                ("definition", definition), ("plan", plan), ("total", json.dumps(total)),
+                ("created", json.dumps(created))])
+        db.execute("INSERT INTO games SELECT seq + 1, 'schema-1:' || id, id, game, 't' || table_number, deal, "
+                   "rotation, seq, record, finished FROM old_games")
+        db.execute("INSERT INTO seats SELECT seq + 1, seat, game, bot, '', money, rank, faults FROM old_seats")
+        db.execute("INSERT INTO faults SELECT seq + 1, seat, move, decision, kind, detail FROM old_faults")
+        for table in ("games", "seats", "faults", "figures"):
+            db.execute(f"DROP TABLE old_{table}")
+
+
+def open_store(folder: str) -> Store:
+    """The store in a results folder (``ROOT/NAME``), which must exist; an older store is brought up to date."""
+    path = store_path(folder)
+    if not os.path.isfile(path):
+        raise StoreError(f"{folder}: no {STORE_FILE} in it (expected a tournament's results folder, "
+                         f"e.g. results/demo)")
+    store = Store(path)
+    try:
+        with sqlite_errors(path):
+            version = store.db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0 and not store.db.execute("SELECT name FROM sqlite_master").fetchall():
+                raise StoreError(f"{path} is empty (a run that never started?): remove it and run again")
+            if version == 1:
+                _migrate_from_1(store)
+            elif version > SCHEMA_VERSION:
+                raise StoreError(f"{path} was written by a newer arena (store format {version}, this arena reads "
+                                 f"up to {SCHEMA_VERSION}); upgrade arena to read it")
+            elif version != SCHEMA_VERSION:
+                raise StoreError(f"{path}: not a results store (format {version})")
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def remove_store(folder: str) -> None:
+    """Delete a folder's store (and its WAL files): what ``--fresh`` does before starting over."""
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(store_path(folder) + suffix)
+
+
+def create_or_open(folder: str, meta: dict[str, Any]) -> Store:
+    """The store of this run in ``folder``: the existing one (its metadata updated), or a new one.
+
+    A store holding another run (a comparison in a tournament's folder, or
+    another tournament's name) is refused.
+    """
+    path = store_path(folder)
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        os.remove(path)  # an empty file (something opened the path before the store was made): nothing to keep
+    if os.path.isfile(path):
+        store = open_store(folder)
+        try:
+            kind, name = store.meta("kind", "tournament"), store.meta("name")
+            if (kind, name) != (meta["kind"], meta["name"]):
+                raise StoreError(f"{folder} holds the {kind} {name}, not the {meta['kind']} {meta['name']}; "
+                                 "give this one another name or another --results folder")
+            store.set_meta({key: value for key, value in meta.items() if key != "created"})
+        except BaseException:
+            store.close()
+            raise
+        return store
+    store = Store(store_path(folder))
+    with store.transaction() as db:
+        _create_schema(db)
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [(key, json.dumps(value)) for key, value in {
+            **meta, "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}.items()])
+    return store
