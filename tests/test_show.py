@@ -1,4 +1,4 @@
-"""`arena show` prints a stored game's account (as `arena play` does) or record; `arena export` filters."""
+"""`arena show` prints a stored game's account (as `arena play` does) or record; `arena export` filters; the seed."""
 
 from __future__ import annotations
 
@@ -7,45 +7,63 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from arena.account import record_account
 from arena.cli import cli
-from arena.tournament.store import create_or_resume, finished_game
 
-GAMES = [("modern-art", ["random", "appraiser", "random"], 5), ("silk-road", ["random", "trader"], 6),
-         ("silk-road", ["trader", "random"], 6)]
+CUP = """
+[tournament]
+name = "cup"
+seed = 5
+deals = 1
+
+[[games]]
+name = "modern-art"
+players = 3
+
+[[games]]
+name = "silk-road"
+players = 2
+
+[[bots]]
+spec = "random"
+
+[[bots]]
+spec = "appraiser"
+
+[[bots]]
+spec = "trader"
+"""
 
 
 def run(*args):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-@pytest.fixture
-def folder(tmp_path):
-    """A store holding three games played with `arena play` (the same games `arena play --seed` prints)."""
-    where = tmp_path / "results" / "cup"
-    store = create_or_resume(str(where), {"name": "cup"}, "digest", {"games": []}, len(GAMES), "cup.toml")
-    for order, (game, bots, seed) in enumerate(GAMES):
-        args = ["play", game, *(item for bot in bots for item in ("-b", bot)), "--seed", str(seed),
-                "--sandbox", "none", "--json"]
-        record = json.loads(run(*args).stdout)
-        record["id"] = f"cup/{game}/t1/d1/r{order + 1}"
-        store.add(finished_game(order, (record["id"], game, 1, 1, order + 1), record))
-    store.close()
-    return str(where)
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A tournament's results: modern-art cup/modern-art/t1/d1/r1..r3, then silk-road cup/silk-road/t1/d1/r1..r2."""
+    where = tmp_path_factory.mktemp("results")
+    (where / "cup.toml").write_text(CUP)
+    done = run("run", str(where / "cup.toml"), "--results", str(where), "--sandbox", "none", "-j", "1")
+    assert done.exit_code == 0, done.output
+    return str(where / "cup")
 
 
-def test_show_prints_the_account_arena_play_printed(folder):
-    played = run("play", "silk-road", "-b", "random", "-b", "trader", "--seed", "6", "--sandbox", "none")
+@pytest.mark.parametrize("game, bots", [("modern-art", ["random", "appraiser", "random"]),
+                                        ("silk-road", ["trader", "random"])])
+def test_a_records_account_is_what_arena_play_printed(plugins, game, bots):
+    args = ["play", game, *(item for bot in bots for item in ("-b", bot)), "--seed", "6", "--sandbox", "none"]
+    record = json.loads(run(*args, "--json").stdout)
+    assert "\n".join(record_account(record, plugins)) + "\n" == run(*args).stdout
+
+
+def test_show_prints_the_stored_games_account(folder, plugins):
+    record = json.loads(run("show", folder, "cup/silk-road/t1/d1/r2", "--json").stdout)
+    assert record["id"] == "cup/silk-road/t1/d1/r2" and record["players"] == ["trader", "random"]
     shown = run("show", folder, "cup/silk-road/t1/d1/r2")
     assert shown.exit_code == 0, shown.output
-    assert shown.stdout == played.stdout
-    assert "Final result:" in shown.output and "Turn 1" in shown.output
-    assert run("show", folder, "1").stdout == played.stdout  # by its number in the schedule
-
-
-def test_show_json_prints_the_record(folder):
-    shown = run("show", folder, "cup/modern-art/t1/d1/r1", "--json")
-    record = json.loads(shown.stdout)
-    assert record["id"] == "cup/modern-art/t1/d1/r1" and record["seed"] == 5
+    assert shown.stdout == "\n".join(record_account(record, plugins)) + "\n"
+    assert shown.stdout.startswith("Setup: 2 players") and "\nTurn 1" in shown.stdout and "Final result:" in shown.stdout
 
 
 def test_show_an_unknown_id_is_one_line_and_exit_2(folder):
@@ -57,16 +75,16 @@ def test_show_an_unknown_id_is_one_line_and_exit_2(folder):
 
 
 @pytest.mark.parametrize("filters, expected", [
-    ([], [1, 2, 3]),
-    (["--game", "silk-road"], [2, 3]),
-    (["--bot", "appraiser"], [1]),
-    (["--bot", "appraiser", "--bot", "trader"], [1, 2, 3]),
-    (["--bot", "trader", "--id", "cup/modern-art/t1/d1/r1", "--id", "cup/silk-road/t1/d1/r3"], [3]),
+    ([], ["modern-art/t1/d1/r1", "modern-art/t1/d1/r2", "modern-art/t1/d1/r3", "silk-road/t1/d1/r1",
+          "silk-road/t1/d1/r2"]),
+    (["--game", "silk-road"], ["silk-road/t1/d1/r1", "silk-road/t1/d1/r2"]),
+    (["--bot", "appraiser"], ["modern-art/t1/d1/r1", "modern-art/t1/d1/r2", "modern-art/t1/d1/r3"]),
+    (["--bot", "trader", "--id", "cup/modern-art/t1/d1/r1", "--id", "cup/silk-road/t1/d1/r2"], ["silk-road/t1/d1/r2"]),
     (["--game", "modern-art", "--bot", "trader"], []),
 ])
 def test_export_filters_by_bot_game_and_id(folder, filters, expected):
     out = run("export", folder, *filters).stdout
-    assert [json.loads(line)["id"].rsplit("r", 1)[1] for line in out.splitlines()] == [str(n) for n in expected]
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [f"cup/{game_id}" for game_id in expected]
 
 
 def test_play_without_a_seed_says_which_seed_it_drew():
