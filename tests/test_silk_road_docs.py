@@ -125,8 +125,8 @@ def test_every_view_key_and_event_kind_is_documented():
             request = Request(type="decide", decision=state.decision, legal=state.legal, time_left_ms=0)
             request._state, request._seat, request._first, request._last = state, state.seat, 0, 0
             state.apply(choose(request, rng))
-        kinds |= {event["kind"] for _, event in state.log}
-    assert kinds == {"setup", "deal", "load", "pass", "swap", "buy", "deliver", "draw", "extra_draw", "drawn", "end"}
+        kinds |= {event["type"] for _, event in state.log}
+    assert kinds == {"setup", "deal", "load", "pass", "swap", "buy", "deliver", "draw", "extra_draw", "drawn", "game_end"}
     for name in kinds | view_keys | player_keys:
         assert f"| `{name}` |" in text, f"{name} is not in a table of {DOC.name}"
 

@@ -69,7 +69,7 @@ TEA = [card("tea", index) for index in range(3)]
 
 
 def last_delivery(state) -> list[int]:
-    return [event for audience, event in state.log if event["kind"] == "deliver"][-1]["income"]
+    return [event for audience, event in state.log if event["type"] == "deliver"][-1]["income"]
 
 
 PROBES = {
@@ -256,5 +256,5 @@ def test_phase1_with_no_swap_and_nothing_affordable_is_a_forced_pass():
     view["players"][0]["ships"] = ["ore"]
     view["players"][1]["ships"] = [good for good in GOODS[:5] for _ in range(5)]
     state = GAME.determinize(view, {}, random.Random(0))
-    assert [event["kind"] for _, event in state.log] == ["pass"]
+    assert [event["type"] for _, event in state.log] == ["pass"]
     assert (state.seat, state.decision) == (0, "phase2")

@@ -40,9 +40,9 @@ def money_flows(events: list[dict], players: int) -> list[int]:
     """What the events say each seat earned (incomes) and paid (purchases)."""
     flows = [0] * players
     for event in events:
-        if event["kind"] == "deliver":
+        if event["type"] == "deliver":
             flows = [flow + income for flow, income in zip(flows, event["income"])]
-        elif event["kind"] == "buy":
+        elif event["type"] == "buy":
             flows[event["seat"]] -= event["cost"]
     return flows
 
@@ -78,9 +78,9 @@ def play_checked(players: int, seed: int) -> dict:
         assert state.money() == [before + flow for before, flow in zip(money, flows)]
     check_position(state, cards)
     public = [event for audience, event in state.log if audience is None]
-    assert public[-1]["kind"] == "end" and public[-1]["money"] == state.money()
-    assert public[-2]["kind"] in ("draw", "extra_draw") and public[-2]["deck"] == 0
-    assert all(event["deck"] > 0 for event in public[:-2] if event["kind"] in ("draw", "extra_draw"))
+    assert public[-1]["type"] == "game_end" and public[-1]["money"] == state.money()
+    assert public[-2]["type"] in ("draw", "extra_draw") and public[-2]["deck"] == 0
+    assert all(event["deck"] > 0 for event in public[:-2] if event["type"] in ("draw", "extra_draw"))
     return {"id": f"selfplay/{players}/{seed}", "game": GAME.name, "options": options, "seed": seed,
             "players": [f"random{seat}" for seat in range(players)], "setup": setup, "moves": moves,
             "result": state.result(), "faults": []}

@@ -58,7 +58,7 @@ class SilkRoadDescriber(Describer):
         return super().action_text(decision, action)
 
     def event_text(self, event: dict) -> str:
-        kind = event.get("kind")
+        kind = event.get("type")
         if kind == "setup":
             market = ", ".join("empty" if top is None else top["good"] for top in event["market"])
             return (f"Setup: {event['players']} players, {self.name(event['first'])} starts; "
@@ -84,7 +84,7 @@ class SilkRoadDescriber(Describer):
         if kind in ("draw", "extra_draw"):
             extra = " extra" if kind == "extra_draw" else ""
             return f"{self.name(event['seat'])} draws {event['count']}{extra} (deck: {event['deck']} left)"
-        if kind == "end":
+        if kind == "game_end":
             money = ", ".join(f"{self.name(seat)} {coins}" for seat, coins in enumerate(event["money"]))
             return f"The deck is empty: the game ends. Money: {money}"
         return event_words(event)
@@ -113,7 +113,7 @@ class SilkRoadDescriber(Describer):
     def panels(self, views: list[dict], fresh: list) -> list[dict]:
         public = views[0]
         for _, event in fresh:
-            if event.get("kind") == "deliver":
+            if event.get("type") == "deliver":
                 paid = ", ".join(f"seat {seat} +{pay}" for seat, pay in enumerate(event["income"]) if pay)
                 self.deliveries.insert(0, [self.name(event["seat"]), self.cards(event["cards"]),
                                            ", ".join(map(str, event["slots"])), event["showing"], paid or "nobody"])

@@ -31,7 +31,7 @@ def narrate(log: list, players: list[str]) -> list[str]:
     for audience, event in log:
         if audience is not None:
             continue
-        kind = event["kind"]
+        kind = event["type"]
         seat = event.get("seat")
         if kind == "setup":
             lines.append(f"Setup: {event['players']} players, {names[event['first']]} first; "
@@ -64,7 +64,7 @@ def narrate(log: list, players: list[str]) -> list[str]:
             parts.append(f"draws {event['count']} (deck {event['deck']})")
         elif kind == "extra_draw" and event["count"]:
             parts.append(f"draws {event['count']} extra (deck {event['deck']})")
-        elif kind == "end":
+        elif kind == "game_end":
             if loads:
                 lines.append(f"Loading: {', '.join(loads)}.")
             flush()

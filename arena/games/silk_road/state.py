@@ -56,13 +56,13 @@ class SilkRoadState(GameState):
             supply=special_supply(players), first=setup["first"], active=setup["first"], phase="loading",
         )
         self.log.append((None, {
-            "kind": "setup", "players": players, "first": self.first,
+            "type": "setup", "players": players, "first": self.first,
             "market": [None if card is None else card_view(card) for card in self.market],
             "deck": len(self.deck), "money": list(self.coins),
             "hand_sizes": [len(hand) for hand in self.hands],
         }))
         for seat, hand in enumerate(self.hands):
-            self.log.append((seat, {"kind": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
+            self.log.append((seat, {"type": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
         self.resume()
 
     def place(self, *, hands: list, market: list, covered: list, deck: list, coins: list, ships: list,
@@ -178,7 +178,7 @@ class SilkRoadState(GameState):
                 self._buy(detail)
                 return
             else:
-                self.log.append((None, {"kind": "pass", "seat": self.active}))
+                self.log.append((None, {"type": "pass", "seat": self.active}))
             self._begin_phase2()
         elif decision == "extra_draw":
             count = check_extra_draw(self, action)
@@ -208,7 +208,7 @@ class SilkRoadState(GameState):
         self.markers[good] -= 1
         if not self.markers[good]:
             self._count_free_goods()
-        self.log.append((None, {"kind": "load", "seat": seat, "ship": ship, "good": GOODS[good]}))
+        self.log.append((None, {"type": "load", "seat": seat, "ship": ship, "good": GOODS[good]}))
         if self.loading:
             self._ask_load()
         elif self.phase == "loading":
@@ -238,7 +238,7 @@ class SilkRoadState(GameState):
             supply = self.supply
             buy = [card for card in SPECIALS if supply[card] and COSTS[card] <= money]
         if swap is None and not buy:
-            self.log.append((None, {"kind": "pass", "seat": seat}))
+            self.log.append((None, {"type": "pass", "seat": seat}))
             self._begin_phase2()
             return
         self.seat = seat
@@ -257,14 +257,14 @@ class SilkRoadState(GameState):
             done.append({"ship": ship, "from": GOODS[old], "good": GOODS[good]})
         if 0 in markers or len(self.free_goods) < len(GOODS):
             self._count_free_goods()
-        self.log.append((None, {"kind": "swap", "seat": self.active, "swaps": done}))
+        self.log.append((None, {"type": "swap", "seat": self.active, "swaps": done}))
 
     def _buy(self, card: str) -> None:
         seat = self.active
         cost = COSTS[card]
         self.coins[seat] -= cost
         self.supply[card] -= 1
-        self.log.append((None, {"kind": "buy", "seat": seat, "card": card, "cost": cost}))
+        self.log.append((None, {"type": "buy", "seat": seat, "card": card, "cost": cost}))
         if card == "ship":
             ships = self.ships[seat]
             ships.append(-1)
@@ -317,7 +317,7 @@ class SilkRoadState(GameState):
                 money[other] += pay
             income.append(pay)
         self.log.append((None, {
-            "kind": "deliver", "seat": seat, "good": GOODS[good],
+            "type": "deliver", "seat": seat, "good": GOODS[good],
             "cards": [card_view(card) for card in cards], "slots": list(slots),
             "showing": showing, "income": income,
         }))
@@ -332,9 +332,9 @@ class SilkRoadState(GameState):
         hand = self.hands[seat]
         for card in drawn:
             insort(hand, card)
-        self.log.append((None, {"kind": kind, "seat": seat, "count": count, "deck": len(deck)}))
+        self.log.append((None, {"type": kind, "seat": seat, "count": count, "deck": len(deck)}))
         if count:
-            self.log.append((seat, {"kind": "drawn", "seat": seat,
+            self.log.append((seat, {"type": "drawn", "seat": seat,
                                     "cards": [card_view(card) for card in reversed(drawn)]}))
         if not deck:
             self._finish()
@@ -359,7 +359,7 @@ class SilkRoadState(GameState):
         self.seat = self.decision = self.legal = None
         self.loading = []
         money = self.money()
-        self.log.append((None, {"kind": "end", "money": money, "ranks": competition_ranks(money)}))
+        self.log.append((None, {"type": "game_end", "money": money, "ranks": competition_ranks(money)}))
 
 
 def loading_order(players: int, first: int, ships: list[list[int]]) -> list[tuple[int, int]]:
