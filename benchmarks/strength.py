@@ -20,11 +20,11 @@ from tabulate import tabulate
 
 from arena.entrants import parse_spec, parse_value
 from arena.errors import ArenaError
-from arena.match import InProcessBot, derive_seed, play_game
+from arena.match import InProcessBot, Limits, derive_seed, play_game
 from arena.plugins import get_plugins
 
 
-def play_rotated(game_name: str, specs: list[str], games: int, options: dict) -> dict:
+def play_rotated(game_name: str, specs: list[str], games: int, options: dict, limits: Limits = Limits()) -> dict:
     """Play ``games`` games with the line-up rotated each game; per-bot money and ranks."""
     plugins = get_plugins()
     game = plugins.game(game_name)
@@ -39,7 +39,7 @@ def play_rotated(game_name: str, specs: list[str], games: int, options: dict) ->
         seats = [InProcessBot(entrant.factory(plugins)) for entrant in lineup]
         record = play_game(game, options, setup, seats, [entrant.name for entrant in lineup],
                            game_id=f"strength/{number}", seed=number,
-                           bot_seeds=[derive_seed(number, "bot", seat) for seat in range(players)])
+                           bot_seeds=[derive_seed(number, "bot", seat) for seat in range(players)], limits=limits)
         for seat, entrant in enumerate(lineup):
             row = totals[entrant.name]
             row["seats"] += 1
@@ -58,6 +58,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--option", "-o", action="append", default=[], metavar="K=V",
                         help="a game option, V read as JSON (repeat)")
+    parser.add_argument("--move-ms", type=int, default=Limits.move_ms, help="time per decision (ms)")
+    parser.add_argument("--bank-ms", type=int, default=Limits.bank_ms, help="extra time per game (ms)")
     args = parser.parse_args()
     options = {}
     for pair in args.option:
@@ -67,7 +69,8 @@ def main() -> None:
         options[key] = parse_value(value)
     began = time.perf_counter()
     try:
-        totals = play_rotated(args.game, args.bots, args.games, options)
+        totals = play_rotated(args.game, args.bots, args.games, options,
+                              Limits(move_ms=args.move_ms, bank_ms=args.bank_ms))
     except ArenaError as error:
         parser.exit(2, f"strength.py: error: {error}\n")
     rows = []

@@ -48,13 +48,14 @@ def test_a_fixed_budget_runs_exactly_that_many_iterations(plugins, game_name, pl
     state.apply(action)  # legal: the engine takes it
 
 
-def test_without_a_fixed_budget_it_searches_a_share_of_the_move_time_within_what_is_left():
+def test_without_a_fixed_budget_it_searches_a_share_of_the_move_time_and_of_the_bank_within_what_is_left():
     bot = MctsBot(time_fraction=0.5)
     bot.move_ms = 1000
-    assert bot.budget_ms(11000) == 500
+    assert bot.budget_ms(11000) == pytest.approx(500 + 10000 / 30)  # a share of the bank left, too
+    assert bot.budget_ms(1000) == 500  # no bank left: the share of the move time alone
     assert bot.budget_ms(300) == 200  # the time left less a margin of a tenth of the move time
     bot.move_ms = 100
-    assert bot.budget_ms(11000) == 50
+    assert bot.budget_ms(100) == 50
     assert bot.budget_ms(80) == 30  # the margin is at least 50 ms
 
 

@@ -7,12 +7,21 @@ most. The game-specific parts (which actions the tree considers, the rollout
 policy, the evaluation of a cut-off game) live in ``mcts_modern_art`` and
 ``mcts_silk_road``.
 
-Budget: with ``iterations`` > 0 it runs exactly that many iterations (a
-fixed seed then gives the same moves every time, for tests and paired
-comparisons); with ``iterations`` = 0 it searches for ``time_fraction`` of the
-move time. Either way it stops early enough to answer within the time left
-(``time_left_ms`` less a safety margin), so it never faults on time; only
-then can a fixed budget be cut short.
+Budget: with ``iterations`` > 0 it runs exactly that many iterations, so a
+fixed ``start`` seed gives the same moves every time (tests, paired
+comparisons on different machines). With ``iterations`` = 0 (the default)
+it plays to a time budget: ``time_fraction`` of the move time plus a share
+of the bank still left (``time_left_ms`` less the move time), so a game's
+bank is spent a little at a time, most of it on the early decisions that
+shape the game. A time budget is not deterministic (the iterations done
+depend on the machine and its load). Either way it stops early enough to
+answer within the time left (less a safety margin), so it never faults on
+time; only then can a fixed budget be cut short.
+
+Reused work: when the seat decides again right after its own action, with
+nothing but its own action's events in between (a card played and then its
+fixed price, a purchase and then the ship's load, phase 1 and then phase 2),
+the subtree under that action becomes the new root, statistics kept.
 """
 
 from __future__ import annotations
@@ -22,13 +31,15 @@ import time
 
 from arena.plugins import get_plugins
 from arena_bots.mcts_modern_art import ModernArtPolicy
-from arena_bots.mcts_search import Search
+from arena_bots.mcts_search import Node, Search, action_key
 from arena_bots.mcts_silk_road import SilkRoadPolicy
 
 POLICIES = {"modern-art": ModernArtPolicy, "silk-road": SilkRoadPolicy}
 #: Time kept back from the time left, for the answer's way back and the runner's measurement.
 MARGIN_MS = 50
 MARGIN_SHARE = 0.1
+#: the share of the bank left that one decision may spend on top of its share of the move time
+BANK_SHARE = 1 / 30
 
 
 class MctsBot:
@@ -43,7 +54,10 @@ class MctsBot:
         self.policy = None
         self.options: dict = {}
         self.move_ms = 1000
+        self.seat = 0
         self.last_search: Search | None = None
+        #: the subtree under this seat's last action, kept for the next decision (reused work)
+        self.kept: Node | None = None
 
     def start(self, info: dict) -> None:
         self.rng = random.Random(info["seed"])
@@ -51,6 +65,8 @@ class MctsBot:
         self.policy = POLICIES[info["game"]]()
         self.options = info["options"]
         self.move_ms = info["time"]["move_ms"]
+        self.seat = info.get("seat", 0)
+        self.kept = None
 
     def decide(self, request: dict) -> dict:
         began = time.perf_counter()
@@ -58,20 +74,38 @@ class MctsBot:
         state = self.game.determinize(view, self.options, self.rng)
         candidates = self.policy.candidates(state)
         if len(candidates) == 1:
+            self.kept = None
             return candidates[0]
-        search = Search(self.policy, self.exploration, self.rng)
+        search = Search(self.policy, self.exploration, self.rng, self.reusable(request))
         self.last_search = search
         deadline = began + self.budget_ms(request["time_left_ms"]) / 1000
         while True:
             search.iterate(state)
             if self.iterations and search.iterations >= self.iterations or time.perf_counter() >= deadline:
-                return search.best()
+                break
             state = self.game.determinize(view, self.options, self.rng)
+        action = search.best()
+        self.kept = search.root.children.get(action_key(action))
+        return action
+
+    def reusable(self, request: dict) -> Node | None:
+        """The subtree kept from the last decision, when only this seat's own events came since."""
+        kept, self.kept = self.kept, None
+        if kept is None or not kept.children:
+            return None
+        me = self.seat
+        if any(event.get("seat") != me for event in request.get("events", ())):
+            return None
+        if any(child.seat != me for child in kept.children.values()):
+            return None
+        kept.action = None
+        return kept
 
     def budget_ms(self, time_left_ms: float) -> float:
         """The longest this decision may search: the time left less a margin, and without a fixed
-        budget, ``time_fraction`` of the move time."""
+        budget, ``time_fraction`` of the move time plus :data:`BANK_SHARE` of the bank left."""
         safe = time_left_ms - max(MARGIN_MS, MARGIN_SHARE * self.move_ms)
         if self.iterations:
             return safe
-        return min(safe, self.time_fraction * self.move_ms)
+        bank_left = max(0.0, time_left_ms - self.move_ms)
+        return min(safe, self.time_fraction * self.move_ms + BANK_SHARE * bank_left)

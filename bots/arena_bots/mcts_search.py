@@ -60,13 +60,16 @@ class Node:
 class Search:
     """One decision's search tree, grown an iteration at a time from determinized states."""
 
-    def __init__(self, policy: Any, exploration: float, rng: random.Random) -> None:
+    def __init__(self, policy: Any, exploration: float, rng: random.Random, root: Node | None = None) -> None:
+        """``root``: a subtree kept from an earlier search whose statistics still hold (reused work)."""
         self.policy = policy
         self.exploration = exploration
         self.preference = PREFERENCE
         self.rng = rng
-        self.root = Node(None, None)
+        self.root = root or Node(None, None)
+        #: the iterations run by this search (the reused root's visits are not counted)
         self.iterations = 0
+        self.reused = sum(child.visits for child in self.root.children.values())
 
     def iterate(self, state: Any) -> None:
         """One iteration on ``state`` (a determinization, consumed): select, expand, roll out, back up."""
@@ -103,7 +106,16 @@ class Search:
         self.iterations += 1
 
     def rollout(self, state: Any) -> None:
-        """Play on with the policy's rollout actions until the game ends or the cut-off."""
+        """Play on with the policy's rollout actions until the game ends or the cut-off.
+
+        A policy with a ``playout(state, rng)`` method plays the whole rollout
+        itself (with its own cut-off); otherwise ``rollout`` is asked one action
+        at a time, up to ``rollout_limit`` actions.
+        """
+        playout = getattr(self.policy, "playout", None)
+        if playout is not None:
+            playout(state, self.rng)
+            return
         rollout, rng = self.policy.rollout, self.rng
         for _ in range(self.policy.rollout_limit):
             if state.seat is None:
