@@ -35,6 +35,7 @@ each take well under a second.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -72,6 +73,7 @@ def sampled_tables(entries: list[str], players: int, tables_per_entry: int,
         design.add(index, np.random.default_rng(_derived(seed, name)))
     design.finish()
     design.even_out()
+    design.even_seats()
     return [tuple(entries[member] for member in table) for table in design.tables]
 
 
@@ -227,6 +229,30 @@ class _Design:
             return 0, None
         best = int(np.argmin(change))
         return -float(change[best]), (first, int(seconds[best]), seat)
+
+    def even_seats(self, passes: int = 10) -> None:
+        """Exchange the seats of two members of one table while that evens out seat positions
+        (the sum of squared position counts drops); meetings do not change."""
+        positions = np.zeros((self.size, self.players), dtype=np.int64)
+        for table in self.tables:
+            positions[table, range(self.players)] += 1
+        for _ in range(passes):
+            changed = False
+            for number, table in enumerate(self.tables):
+                for i, j in itertools.combinations(range(self.players), 2):
+                    a, b = table[i], table[j]
+                    # a: i -> j, b: j -> i; the drop in sum of squares, halved
+                    gain = (positions[a, i] - positions[a, j] - 1) + (positions[b, j] - positions[b, i] - 1)
+                    if gain > 0:
+                        positions[a, i] -= 1
+                        positions[a, j] += 1
+                        positions[b, j] -= 1
+                        positions[b, i] += 1
+                        table[i], table[j] = b, a
+                        self._grid = None
+                        changed = True
+            if not changed:
+                return
 
     def _swap(self, first: int, second: int, seat: int) -> None:
         """Exchange the members at ``seat`` of two tables, keeping the meetings up to date."""
