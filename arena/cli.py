@@ -23,6 +23,7 @@ from arena.match import Limits, derive_seed, play_game
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.seating import SANDBOX_MODES, close_seats, open_seat
+from arena.trace import TracedSeat
 from arena.tournament.config import GameEntry
 from arena.versions import entrant_version
 
@@ -158,16 +159,23 @@ def sandbox_option(function: Any) -> Any:
 @click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
 @click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True,
               help="Faults in one game after which a seat plays default actions without being asked.")
+@click.option("--trace", is_flag=True,
+              help="Print every message to and from each seat on stderr, as JSON lines (seat, direction, time "
+                   "taken), with the bots' stderr lines where they came.")
 def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, html_path, sandbox,
-         move_ms, start_ms, bank_ms, memory_mb, max_faults) -> None:
+         move_ms, start_ms, bank_ms, memory_mb, max_faults, trace) -> None:
     """Play one game of GAME between the given bots and print what happened.
 
     Prints a readable account (every auction or delivery, each scoring, faults,
     final money and ranks), or with --json the game record, which `arena replay`
-    checks. Example:
+    checks. Without --seed a seed is drawn and printed on stderr, so that an
+    interesting game can be played again. --trace shows the whole exchange
+    with every bot (debugging a bot: its print and stderr output is in it).
+    Example:
 
     \b
       arena play modern-art -b random -b appraiser -b random -b appraiser --seed 7
+      arena play silk-road -b my-bot -b random --seed 3 --trace 2> trace.jsonl
     """
     plugins = get_plugins()
     game = plugins.game(game_name)
@@ -193,6 +201,8 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
     final: list = []
     try:
         seats = [open_seat(entrant, sandbox, limits, plugins) for entrant in entrants]
+        if trace:
+            seats = [TracedSeat(seat, number, name) for number, (seat, name) in enumerate(zip(seats, names))]
         record = play_game(game, options, setup, seats, names, game_id=f"play/{game.name}/{seed}",
                            seed=seed, bot_seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seats))],
                            limits=limits, keep_state=final)

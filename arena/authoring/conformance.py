@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -21,8 +22,10 @@ from tabulate import tabulate
 
 from arena.entrants import Entrant, check_entrants_play, parse_spec
 from arena.errors import BadBotSpec
-from arena.match import Limits, derive_seed, play_game
+from arena.match import InProcessBot, Limits, derive_seed, play_game
+from arena.sandbox.output import escape
 from arena.seating import SeatPool
+from arena.trace import StderrCursor, captured_output
 
 #: How many of each game's games are played twice to compare the moves.
 REPEATED_GAMES = 2
@@ -41,7 +44,10 @@ class GameCheck:
     games: int = 0
     player_counts: list[int] = field(default_factory=list)
     faults: list[dict] = field(default_factory=list)
+    #: per answered decision: the time charged against the limits (on the seat's clock), CPU and wall time
     times_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    wall_ms: list[float] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
     repeated: int = 0
     #: the first move a repeated game differed at, or None when every repeat matched
@@ -65,12 +71,20 @@ class GameCheck:
                 chosen.append(fault)
         return chosen
 
-    def percentile(self, share: float) -> float:
-        """The decision time (ms) that ``share`` of the decisions did not exceed (nearest rank)."""
-        if not self.times_ms:
+    def percentile(self, share: float, times: list[float] | None = None) -> float:
+        """The decision time (ms) that ``share`` of the decisions did not exceed (nearest rank).
+
+        ``times``: which times (default: the time charged, :attr:`times_ms`).
+        """
+        times = self.times_ms if times is None else times
+        if not times:
             return 0.0
-        ordered = sorted(self.times_ms)
+        ordered = sorted(times)
         return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+    def spread(self, times: list[float]) -> dict:
+        return {key: self.percentile(share, times) for key, share in
+                (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))}
 
     def as_dict(self) -> dict:
         return {
@@ -81,8 +95,9 @@ class GameCheck:
             "faults": dict(self.faults_by_kind),
             "fault_examples": self.examples(),
             "decisions": len(self.times_ms),
-            "time_ms": {"p50": self.percentile(0.5), "p90": self.percentile(0.9),
-                        "p99": self.percentile(0.99), "max": self.percentile(1.0)},
+            "time_ms": self.spread(self.times_ms),
+            "cpu_ms": self.spread(self.cpu_ms) if self.cpu_ms else None,
+            "wall_ms": self.spread(self.wall_ms),
             "limits_ms": {"move": self.move_ms, "bank": self.bank_ms},
             "over_move_limit": sum(1 for used in self.times_ms if used > self.move_ms),
             "mean_rank": sum(self.ranks) / len(self.ranks) if self.ranks else None,
@@ -126,19 +141,24 @@ class BotReport:
             rows.append([
                 check.game, f"{check.games} vs {check.opponent}",
                 ", ".join(map(str, facts["players"])), kinds or "none", facts["decisions"],
-                *(f"{facts['time_ms'][key]:.2f}" for key in ("p50", "p90", "p99", "max")),
+                _spread(facts["cpu_ms"]), _spread(facts["wall_ms"]),
                 f"{check.move_ms} + {check.bank_ms}", facts["over_move_limit"],
                 "-" if facts["mean_rank"] is None else f"{facts['mean_rank']:.2f}",
                 "yes" if check.deterministic else "NO",
             ])
         lines = [f"Bot {self.bot}, sandbox {self.sandbox}", "", tabulate(rows, headers=[
-            "game", "games", "players", "faults", "decisions", "p50 ms", "p90 ms", "p99 ms", "max ms",
-            "limit ms (move + bank)", "over move", "mean rank", "deterministic"])]
+            "game", "games", "players", "faults", "decisions", "CPU ms p50/p90/max", "wall ms p50/p90/max",
+            "limit ms (move + bank)", "over move", "mean rank", "deterministic"], disable_numparse=True),
+            "", "Per decision: CPU time the bot used, and wall time from the request sent to the answer read "
+            "(a sandboxed bot is charged its CPU time where the kernel measures it, else wall time)."]
         for check in self.checks:
             for fault in check.examples():
                 move = "start" if fault["move"] is None else f"move {fault['move']}"
                 lines.append(f"{check.game}: {fault['kind']} in {fault['game_id']}, {move} "
                              f"({fault['decision']}): {fault['detail']}")
+                if fault.get("stderr"):
+                    lines.append("  the bot's stderr, last lines:")
+                    lines.extend(f"  | {line}" for line in fault["stderr"])
             if check.difference:
                 lines.append(f"{check.game}: not deterministic: {check.difference}")
         lines.append("")
@@ -147,30 +167,82 @@ class BotReport:
         return "\n".join(lines)
 
 
-class TimedSeat:
-    """A seat adapter that passes everything through and keeps each answered decision's time."""
+def _spread(times: dict | None) -> str:
+    if not times:
+        return "-"
+    return " / ".join(f"{times[key]:.2f}" for key in ("p50", "p90", "max"))
 
-    def __init__(self, seat: Any, times_ms: list[float]) -> None:
+
+#: lines of the bot's stderr shown with a fault
+STDERR_LINES = 10
+
+
+class TimedSeat:
+    """A seat adapter that passes everything through and keeps each answered decision's times and stderr.
+
+    Times: the one charged against the limits (``used``, on the seat's clock),
+    the CPU time the bot used (a process seat's ``cpu_ns()``, this thread's CPU
+    time for an in-process bot) and the wall time of the exchange.
+    """
+
+    def __init__(self, seat: Any, check: "GameCheck | None") -> None:
         self.seat = seat
-        self.times_ms = times_ms
+        self.check = check
+        self.cursor = StderrCursor(seat)
+        self.written = ""  # the bot's stderr during this game
 
     @property
     def clock(self) -> str:
         return getattr(self.seat, "clock", "wall")
 
+    def _cpu_ns(self) -> int | None:
+        if isinstance(self.seat, InProcessBot):
+            return time.thread_time_ns()
+        cpu_ns = getattr(self.seat, "cpu_ns", None)
+        try:
+            return cpu_ns() if callable(cpu_ns) else None
+        except Exception:
+            return None
+
+    def _look(self) -> None:
+        self.written += self.cursor.fresh()
+
     def start(self, info: dict, limit_ms: float) -> None:
-        self.seat.start(info, limit_ms)
+        try:
+            with captured_output(self.seat, self.cursor.captured):
+                self.seat.start(info, limit_ms)
+        finally:
+            self._look()
 
     def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
-        action, used = self.seat.decide(request, limit_ms)
-        self.times_ms.append(used)
+        cpu_before, began = self._cpu_ns(), time.perf_counter()
+        try:
+            with captured_output(self.seat, self.cursor.captured):
+                action, used = self.seat.decide(request, limit_ms)
+        finally:
+            self._look()
+        wall = (time.perf_counter() - began) * 1000
+        cpu_after = self._cpu_ns()
+        if self.check is not None:
+            self.check.times_ms.append(used)
+            self.check.wall_ms.append(wall)
+            if cpu_before is not None and cpu_after is not None and cpu_after >= cpu_before:
+                self.check.cpu_ms.append((cpu_after - cpu_before) / 1e6)
         return action, used
 
     def end(self, info: dict) -> None:
-        self.seat.end(info)
+        with captured_output(self.seat, self.cursor.captured):
+            self.seat.end(info)
+        self._look()
 
     def close(self) -> None:
         self.seat.close()
+
+    def stderr_lines(self) -> list[str]:
+        """The last lines the bot wrote on stderr (or printed) this game, escaped for a terminal."""
+        self._look()
+        lines = [escape(line.rstrip()) for line in self.written.splitlines() if line.strip()]
+        return lines[-STDERR_LINES:]
 
 
 @dataclass(frozen=True)
@@ -231,16 +303,16 @@ def _check_one_game(entrant: Entrant, game: Any, plugins: Any, pool: SeatPool, g
         seat = index % players
         game_seed = derive_seed(seed, "check", game.name, index)
         entrants = [entrant if place == seat else opponent for place in range(players)]
-        record = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}", pool, limits,
-                       plugins, check.times_ms)
+        record, stderr = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}", pool, limits,
+                               plugins, check)
         check.games += 1
         check.player_counts.append(players)
         check.ranks.append(record["result"]["ranks"][seat])
-        check.faults.extend({**fault, "game_id": record["id"]} for fault in record["faults"]
+        check.faults.extend({**fault, "game_id": record["id"], "stderr": stderr} for fault in record["faults"]
                             if fault["seat"] == seat)
         if index < REPEATED_GAMES:
-            again = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}/again", pool,
-                          limits, plugins, [])
+            again, _ = _play(game, entrants, seat, game_seed, f"check/{game.name}/{index}/again", pool,
+                             limits, plugins, None)
             check.repeated += 1
             if check.difference is None:
                 check.difference = _first_difference(record, again)
@@ -248,16 +320,21 @@ def _check_one_game(entrant: Entrant, game: Any, plugins: Any, pool: SeatPool, g
 
 
 def _play(game: Any, entrants: list[Entrant], seat: int, seed: int, game_id: str, pool: SeatPool,
-          limits: Limits, plugins: Any, times_ms: list[float]) -> dict:
+          limits: Limits, plugins: Any, check: GameCheck | None) -> tuple[dict, list[str]]:
+    """Play one game with the checked bot in ``seat``; its record and the bot's last stderr lines.
+
+    ``check`` (None for a repeat) gets the checked seat's decision times.
+    """
     options = game.check_options(len(entrants), {})
     setup = game.random_setup(len(entrants), options, random.Random(seed))
     seats = pool.seats(entrants)
     playing = list(seats)
-    playing[seat] = TimedSeat(seats[seat], times_ms)
+    timed = playing[seat] = TimedSeat(seats[seat], check)
     try:
-        return play_game(game, options, setup, playing, [e.name for e in entrants], game_id=game_id,
-                         seed=seed, bot_seeds=[derive_seed(seed, "bot", place) for place in range(len(seats))],
-                         limits=limits)
+        record = play_game(game, options, setup, playing, [e.name for e in entrants], game_id=game_id,
+                           seed=seed, bot_seeds=[derive_seed(seed, "bot", place) for place in range(len(seats))],
+                           limits=limits)
+        return record, timed.stderr_lines()
     finally:
         pool.release(seats)
 
