@@ -54,8 +54,13 @@ def cli() -> None:
     \b
       NAME                     a registered bot (see `arena bots`)
       NAME:key=value,...       a registered bot with options
+      NAME=BOT                 a registered bot under another name, e.g. strong=mcts:iterations=400
       NAME=cmd:COMMAND         an external program, e.g. mine=cmd:node bot.js
       NAME=py:MODULE:CLASS     a Python class not packaged as a plugin
+
+    A relative path in a cmd: command resolves against the current folder (in
+    a tournament file: the file's folder). Every bot is started once and must
+    answer start before the first game; one that cannot is refused (exit 2).
 
     Exit status: 0 done; 1 a check failed (replay mismatch, regression found);
     2 bad usage or input.
