@@ -64,8 +64,8 @@ _file_digests: dict[tuple, str] = {}
 def entrant_version(entrant: Entrant, plugins: Any, base_dir: str | None = None) -> str:
     """The version string of ``entrant`` (see the module docstring).
 
-    :param base_dir: the folder a ``cmd:`` entrant's paths are shown relative to
-        (default: the entrant's own ``base_dir``, else the current folder).
+    :param base_dir: for an entrant made without a ``base_dir`` of its own, the
+        folder its ``cmd:`` paths are taken relative to (default: the current folder).
     """
     return entrant_versions([entrant], plugins, base_dir)[0]
 
@@ -82,7 +82,7 @@ def entrant_versions(entrants: Iterable[Entrant], plugins: Any, base_dir: str | 
             roots = _module_roots(entrant.target.partition(":")[0], entrant.target)
             head = f"py sha256:{_cached_package_hash(roots, packages)}"
         elif entrant.kind == "cmd":
-            head = f"cmd sha256:{_cmd_hash(entrant, base_dir or entrant.base_dir or os.getcwd())}"
+            head = f"cmd sha256:{_cmd_hash(entrant, entrant.base_dir or base_dir or os.getcwd())}"
         else:
             raise UnknownBot(f"bot {entrant.name}: unknown kind {entrant.kind!r}")
         versions.append(head + _options_suffix(entrant.options))
@@ -201,16 +201,16 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
     absolute when the spec was parsed). Then, with ``files`` in its
     ``[[bots]]`` entry, every file those patterns match under ``base_dir``;
     without, the program's folder, recursively, when the program has a folder
-    of its own: not when it sits directly in ``base_dir`` or the current folder
-    (shared with the tournament file, results and other bots: there the files
-    named on the command line alone count), and not when that folder holds
+    of its own: not when it sits directly in ``base_dir`` (shared with the
+    tournament file, results and other bots: there the files named on the
+    command line alone count), and not when that folder holds
     more than ``MAX_FOLDER_FILES`` files or ``MAX_FOLDER_BYTES`` bytes. The
     program is the first file named whose folder is not on PATH (so in
     ``python3 bot/main.py`` it is ``bot/main.py``), else the command itself
     found on PATH. Hidden entries, ``__pycache__``, ``node_modules``, compiled
     Python, logs and results stores are never hashed.
     """
-    base_dir = os.path.abspath(base_dir or entrant.base_dir or os.getcwd())
+    base_dir = os.path.abspath(entrant.base_dir or base_dir or os.getcwd())
     argv = entrant.command
     named = [path for path in _named_paths(argv) if os.path.isfile(path)]
     files = set(named)
@@ -227,7 +227,7 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
             files.add(os.path.abspath(found))
         return sorted(files)
     folder = os.path.dirname(program)
-    if folder not in (base_dir, os.path.abspath(os.getcwd())):
+    if folder != base_dir:
         files.update(_walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES))
     return sorted(files)
 

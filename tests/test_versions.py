@@ -88,6 +88,13 @@ def test_the_same_bot_in_a_moved_folder_keeps_its_version(plugins, bot_folder, t
             == cmd_version("mine=cmd:python3 bot/main.py", plugins, bot_folder))
 
 
+def test_a_version_does_not_depend_on_the_folder_arena_runs_in(plugins, bot_folder, monkeypatch):
+    entrant = parse_spec("mine=cmd:python3 bot/main.py", plugins, base_dir=str(bot_folder))
+    before = entrant_version(entrant, plugins)
+    monkeypatch.chdir(bot_folder / "bot")
+    assert entrant_version(entrant, plugins) == before
+
+
 def test_a_changed_command_line_changes_the_version(plugins, bot_folder):
     assert (cmd_version("mine=cmd:python3 bot/main.py --fast", plugins, bot_folder)
             != cmd_version("mine=cmd:python3 bot/main.py", plugins, bot_folder))
