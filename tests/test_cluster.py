@@ -22,6 +22,7 @@ from arena.cluster.handshake import installation
 from arena.errors import ClusterError
 from arena.plugins import get_plugins
 from arena.runs.pools.dask import ExecutorPool
+from arena.runs.seeds import public_secret
 from arena.runs.spec import Outcome
 from arena.tournament.config import load_tournament
 from arena.tournament.runner import run_tournament
@@ -129,7 +130,7 @@ def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_pat
     for name in ("leaderboard.json", "leaderboard.md", "leaderboard.csv"):
         assert (cluster_folder / name).read_text() == (local_folder / name).read_text()
     log = (cluster_folder / "arena.log").read_text()
-    assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/t1/d3/r3 arena\.tournament: finished in ", log)
+    assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/random\+trader\+quitter/d3/r3 arena\.runs: finished in ", log)
 
 
 @needs_dask
@@ -218,11 +219,15 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_rerun_resumes(tm
 def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tmp_path, plugins):
     path = write_tournament(tmp_path, ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"'],
                             "modern-art:3,silk-road:2", deals=30)
-    tasks = build_schedule(load_tournament(path, plugins), plugins).specs("none", plugins)
+    tournament = load_tournament(path, plugins)
+    secret = public_secret(tournament.seed)
+    tasks = build_schedule(tournament, plugins, secret).specs("none", plugins, secret,
+                                                             {e.name: "v" for e in tournament.entrants})
     cutter = BlockCutter(iter(tasks))
     first = cutter.next_block()
-    assert [task.id for task in first.tasks] == ["cup/modern-art/t1/d1/r1", "cup/modern-art/t1/d1/r2",
-                                                      "cup/modern-art/t1/d1/r3"]
+    assert [task.id for task in first.tasks] == ["cup/modern-art/random+appraiser+random/d1/r1",
+                                             "cup/modern-art/random+appraiser+random/d1/r2",
+                                             "cup/modern-art/random+appraiser+random/d1/r3"]
     cutter.measured(BlockResult("w", 0.03, [Outcome(task.order, {}) for task in first.tasks]))  # 10 ms a game
     blocks = [first]
     while (block := cutter.next_block()) is not None:

@@ -50,7 +50,7 @@ class SlowRandom(RandomBot):
         return super().decide(request)
 
 
-MA4 = ["compare", "modern-art", "--players", "4", "--sandbox", "none", "-j", "2"]
+MA4 = ["compare", "modern-art", "--players", "4", "--sandbox", "none", "-j", "2", "--seed", "1"]
 
 
 def run(*args, env=None):
@@ -110,7 +110,7 @@ def test_the_verdict_and_its_games_are_the_same_for_any_number_of_workers():
     outcomes = []
     for jobs in ("1", "2"):
         result = run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sandbox", "none",
-                     "-j", jobs, "--name", f"j{jobs}", "--json")
+                     "-j", jobs, "--name", f"j{jobs}", "--seed", "5", "--json")
         outcomes.append({key: value for key, value in outcome_of(result).items()
                          if key not in ("comparison", "results", "played_now")})
     assert outcomes[0] == outcomes[1]
@@ -172,6 +172,27 @@ def test_a_changed_comparison_under_the_same_name_plays_anew_and_keeps_the_old_g
     finally:
         store.close()
     assert run(*args, "--fresh").exit_code == 0
+
+
+def test_without_a_seed_each_comparison_draws_its_own_secret_and_keeps_it(isolated):
+    args = [*[a for a in MA4 if a not in ("--seed", "1")], "--candidate", "appraiser", "--baseline", "random",
+            "--no-sprt", "--deals", "1", "--json"]
+    first = json.loads(run(*args, "--name", "a").stdout)
+    again = json.loads(run(*args, "--name", "a").stdout)
+    other = json.loads(run(*args, "--name", "b").stdout)
+    assert first["seed"] is None and again["played_now"] == 0  # the kept secret gives the same games
+    deals = [[json.loads(line)["setup"] for line in run("export", f"results/{name}").stdout.splitlines()]
+             for name in ("a", "b")]
+    assert deals[0] != deals[1]  # another folder, another secret
+    store = open_store("results/a")
+    try:
+        secret = store.meta("secret")
+    finally:
+        store.close()
+    assert len(bytes.fromhex(secret)) == 16
+    for shown in (run("export", "results/a").stdout, (isolated / "results" / "a" / "compare.json").read_text(),
+                  run("leaderboard", "results/a", "--format", "json").stdout):
+        assert secret not in shown
 
 
 def test_markdown_goes_to_the_github_step_summary(isolated):

@@ -21,7 +21,9 @@ from arena.tournament.leaderboard import build_leaderboard, write_files
 from arena.tournament.ratings import ENVIRONMENT, cached_ratings, rate_games
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
-from arena.tournament.store import create_or_resume, finished_game, open_store, seats_with_blocks
+from arena.runs.spec import FinishedGame
+from arena.runs.store import create_or_open, open_store
+from arena.tournament.store import seats_with_blocks
 
 BOTS = ["random", "trader", "appraiser", "r2=py:arena_bots.random_bot:RandomBot",
         "r3=py:arena_bots.random_bot:RandomBot"]
@@ -177,14 +179,15 @@ def test_ratings_follow_the_schedule_not_the_order_games_were_stored(folder, tmp
     """Store the same games in a shuffled order: the leaderboard does not change."""
     tournament = make_tournament()
     schedule = build_schedule(tournament, get_plugins())
-    shuffled = create_or_resume(str(tmp_path / "lb"), tournament.definition(), tournament.digest(),
-                                schedule.summary(), schedule.total, "lb.toml")
-    tasks = {task.game_id: task for task in schedule.tasks("none", get_plugins())}
+    specs = schedule.specs("none", get_plugins())
+    shuffled = create_or_open(str(tmp_path / "lb"), {"name": "lb", "kind": "tournament",
+                                                      "definition": tournament.definition(),
+                                                      "plan": schedule.summary(), "total": len(specs)})
+    by_id = {spec.id: spec for spec in specs}
     order = list(records)
     random.Random(4).shuffle(order)
     for record in order:
-        task = tasks[record["id"]]
-        shuffled.add(finished_game(task.order, (task.game_id, task.game, task.table, task.deal, task.rotation), record))
+        shuffled.add(FinishedGame(by_id[record["id"]], record))
     store = open_store(folder)
     try:
         assert build_leaderboard(shuffled) == build_leaderboard(store)

@@ -66,7 +66,7 @@ def test_a_run_stores_every_game_and_writes_the_leaderboards(tmp_path):
     records = stored_records(folder)
     # modern-art: random, r2, r3 at one table (trader does not play it); silk-road: C(4, 3) tables
     assert len(records) == 1 * 2 * 3 + 4 * 2 * 3
-    assert records[0]["id"] == "cup/modern-art/t1/d1/r1" and records[-1]["id"] == "cup/silk-road/t4/d2/r3"
+    assert records[0]["id"] == "cup/modern-art/random+r2+r3/d1/r1" and records[-1]["id"] == "cup/silk-road/trader+r2+r3/d2/r3"
     assert {"leaderboard.md", "leaderboard.csv", "leaderboard.json", "results.sqlite", "arena.log"} <= {
         p.name for p in folder.iterdir()}
     assert "Tournament cup: 30 of 30 games played" in result.output
@@ -124,7 +124,7 @@ def test_a_worker_log_line_reaches_the_log_file(tmp_path):
     hello = [line for line in lines if "hello from seat" in line]
     assert len(hello) == 4  # one per game: 1 table x 2 deals x 2 rotations
     for line in hello:
-        assert " worker-" in line and " WARNING cup/silk-road/t1/d" in line and " logbot: hello from seat " in line
+        assert " worker-" in line and " WARNING cup/silk-road/random+logbot/d" in line and " logbot: hello from seat " in line
     finished = [line for line in lines if "finished in" in line]
     assert len(finished) == 4 and all(" worker-" in line and " INFO cup/silk-road/" in line for line in finished)
 
@@ -154,18 +154,18 @@ def test_a_game_that_fails_is_reported_not_stored_and_retried_on_rerun(tmp_path,
     real = runs_play.play_record
 
     def failing(spec):
-        if spec.id == "cup/silk-road/t1/d2/r1":
+        if spec.id == "cup/silk-road/random+r2/d2/r1":
             raise RuntimeError("the engine broke")
         return real(spec)
 
     monkeypatch.setattr(runs_play, "play_record", failing)  # the forked workers inherit it
     result = CliRunner().invoke(cli, ["run", path, "-j", "2", "--sandbox", "none"])
     assert result.exit_code == 1
-    assert "failed: cup/silk-road/t1/d2/r1: RuntimeError: the engine broke" in result.stderr
+    assert "failed: cup/silk-road/random+r2/d2/r1: RuntimeError: the engine broke" in result.stderr
     assert "1 games failed and were not stored" in result.stderr
     assert len(stored_records(tmp_path / "results" / "cup")) == 3
     log_text = (tmp_path / "results" / "cup" / "arena.log").read_text()
-    assert "ERROR cup/silk-road/t1/d2/r1 arena.runs: game failed" in log_text
+    assert "ERROR cup/silk-road/random+r2/d2/r1 arena.runs: game failed" in log_text
     assert "RuntimeError: the engine broke" in log_text  # with its traceback
     monkeypatch.setattr(runs_play, "play_record", real)
     assert run(path, "-j", "2", "--sandbox", "none").exit_code == 0
@@ -178,14 +178,14 @@ def test_a_worker_that_dies_loses_only_its_game(tmp_path, monkeypatch):
     real = runs_play.play_record
 
     def dying(spec):
-        if spec.id == "cup/silk-road/t1/d1/r2":
+        if spec.id == "cup/silk-road/random+r2/d1/r2":
             os._exit(3)
         return real(spec)
 
     monkeypatch.setattr(runs_play, "play_record", dying)
     result = CliRunner().invoke(cli, ["run", path, "-j", "2", "--sandbox", "none"])
     assert result.exit_code == 1
-    assert "failed: cup/silk-road/t1/d1/r2: its worker process died (exit code 3)" in result.stderr
+    assert "failed: cup/silk-road/random+r2/d1/r2: its worker process died (exit code 3)" in result.stderr
     assert len(stored_records(tmp_path / "results" / "cup")) == 5
 
 

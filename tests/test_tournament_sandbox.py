@@ -145,5 +145,5 @@ def test_a_sandboxed_bots_stderr_reaches_the_log_file_through_its_worker(tmp_pat
     lines = (tmp_path / "results" / "chat" / "arena.log").read_text().splitlines()
     said = [line for line in lines if "chatty says hello from seat" in line]
     assert len(said) == 2  # one game per rotation
-    assert all(" worker-" in line and " chat/silk-road/t1/d1/r" in line and "arena.bot.chatty" in line
+    assert all(" worker-" in line and " chat/silk-road/random+chatty/d1/r" in line and "arena.bot.chatty" in line
                for line in said)

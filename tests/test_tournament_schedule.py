@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from arena.runs import seeds
 from arena.tournament.config import parse_tournament
 from arena.tournament.schedule import build_schedule, seatings
 
@@ -18,8 +19,12 @@ def tournament(plugins, bots, games, form="round-robin", deals=2, seed=11):
     return parse_tournament(data, "cup.toml", plugins)
 
 
-def tasks_of(plugins, bots, games, **kwargs):
-    return list(build_schedule(tournament(plugins, bots, games, **kwargs), plugins).tasks("none", plugins))
+def tasks_of(plugins, bots, games, versions=None, **kwargs):
+    """The specs of a tournament with a public seed; every bot at version "v1" unless ``versions`` says otherwise."""
+    checked = tournament(plugins, bots, games, **kwargs)
+    secret = seeds.public_secret(checked.seed)
+    versions = {entrant.name: "v1" for entrant in checked.entrants} | (versions or {})
+    return build_schedule(checked, plugins, secret).specs("none", plugins, secret, versions)
 
 
 @pytest.mark.parametrize("form, entries, players, expected", [
@@ -41,11 +46,11 @@ def test_round_robin_counts_ids_and_order(plugins):
     by_game = Counter(task.game for task in tasks)
     assert by_game == {"modern-art": 4 * 2 * 3, "silk-road": 6 * 2 * 2}  # tables x deals x rotations
     assert [task.order for task in tasks] == list(range(len(tasks)))
-    assert len({task.game_id for task in tasks}) == len(tasks)
-    assert tasks[0].game_id == "cup/modern-art/t1/d1/r1"
-    assert tasks[1].game_id == "cup/modern-art/t1/d1/r2"
-    assert tasks[3].game_id == "cup/modern-art/t1/d2/r1"
-    assert tasks[-1].game_id == "cup/silk-road/t6/d2/r2"
+    assert len({task.id for task in tasks}) == len(tasks)
+    assert tasks[0].id == "cup/modern-art/random+r2+r3/d1/r1"  # a table is named by its entries
+    assert tasks[1].id == "cup/modern-art/random+r2+r3/d1/r2"
+    assert tasks[3].id == "cup/modern-art/random+r2+r3/d2/r1"
+    assert tasks[-1].id == "cup/silk-road/r3+r4/d2/r2"
 
 
 def test_gauntlet_counts(plugins):
@@ -89,14 +94,15 @@ def test_the_schedule_follows_only_from_the_file(plugins):
     first = tasks_of(plugins, RANDOMS[:3], games)
     assert first == tasks_of(plugins, RANDOMS[:3], games)
     other = tasks_of(plugins, RANDOMS[:3], games, seed=12)
-    assert [t.game_id for t in other] == [t.game_id for t in first]
+    assert [t.id for t in other] == [t.id for t in first]
     assert all(a.setup != b.setup for a, b in zip(first, other))
 
 
 def test_bots_that_do_not_play_a_game_are_left_out_of_its_tables(plugins):
     bots = [{"spec": "random"}, {"spec": "trader"}, RANDOMS[1]]
     schedule = build_schedule(tournament(plugins, bots, [{"name": "modern-art", "players": 3},
-                                                         {"name": "silk-road", "players": 3}]), plugins)
+                                                         {"name": "silk-road", "players": 3}]), plugins,
+                              seeds.public_secret(11))
     modern_art, silk_road = schedule.plans
     assert modern_art.left_out == ("trader",)
     assert [[e.name for e in table.entrants] for table in modern_art.tables] == [["random", "r2", "random"]]
@@ -104,9 +110,36 @@ def test_bots_that_do_not_play_a_game_are_left_out_of_its_tables(plugins):
     assert schedule.summary()["games"][0]["left_out"] == ["trader"]
 
 
-def test_skipped_games_are_not_scheduled_again(plugins):
+def test_deal_d_is_the_same_deal_at_every_table(plugins):
+    tasks = tasks_of(plugins, RANDOMS[:4], [{"name": "silk-road", "players": 2}], deals=2)
+    for deal in (1, 2):
+        dealt = {(task.seed, str(task.setup)) for task in tasks if task.deal == deal}
+        assert len(dealt) == 1
+    assert tasks[0].setup != next(task.setup for task in tasks if task.deal == 2)
+
+
+def test_adding_an_entry_keeps_every_stored_game_of_the_old_field(plugins):
+    games = [{"name": "modern-art", "players": 3}]
+    before = tasks_of(plugins, RANDOMS[:4], games)
+    after = tasks_of(plugins, RANDOMS[:5], games)
+    old = {task.id: task.key for task in before}
+    kept = [task for task in after if task.id in old]
+    assert len(kept) == len(before) and all(old[task.id] == task.key for task in kept)
+    assert {task.table for task in after} - {task.table for task in before} == {
+        "random+r2+r5", "random+r3+r5", "random+r4+r5", "r2+r3+r5", "r2+r4+r5", "r3+r4+r5"}
+
+
+def test_a_changed_version_changes_the_keys_of_that_bots_games_only(plugins):
     games = [{"name": "silk-road", "players": 2}]
-    every = tasks_of(plugins, RANDOMS[:3], games)
-    schedule = build_schedule(tournament(plugins, RANDOMS[:3], games), plugins)
-    rest = list(schedule.tasks("none", plugins, skip={0, 1, 5}))
-    assert rest == [task for task in every if task.order not in {0, 1, 5}]
+    before = tasks_of(plugins, RANDOMS[:3], games)
+    after = tasks_of(plugins, RANDOMS[:3], games, versions={"r2": "v2"})
+    for old, new in zip(before, after):
+        assert old.id == new.id
+        assert (old.key == new.key) == ("r2" not in old.names)
+
+
+def test_a_bot_seed_says_nothing_about_the_deal_it_plays(plugins):
+    """Deal and bot seeds come from separate keyed domains: equal inputs still give unrelated seeds."""
+    secret = seeds.draw_secret()
+    assert seeds.deal_seed(secret, "x", 1) != seeds.bot_seed(secret, "x", 1)
+    assert seeds.deal_seed(secret, "x", 1) != seeds.deal_seed(seeds.draw_secret(), "x", 1)

@@ -28,8 +28,9 @@ from typing import Any, Iterator
 from arena.compare.stats import Pair
 from arena.entrants import Entrant
 from arena.errors import CompareError, RecordError
-from arena.match import Limits, derive_seed
-from arena.tournament.config import NAME_PATTERN
+from arena.match import Limits
+from arena.runs import seeds
+from arena.tournament.config import NAME_PATTERN, GameEntry
 from arena.tournament.schedule import rotation_order
 from arena.runs.spec import GameSpec
 
@@ -48,7 +49,7 @@ class Design:
     candidate: Entrant
     baseline: Entrant
     field: tuple[Entrant, ...]  # players - 1 entrants, in table order after the bot under test
-    seed: int
+    seed: int | None  # None: a secret drawn on the first run and kept in the store
     limits: Limits
 
     def __post_init__(self) -> None:
@@ -64,6 +65,11 @@ class Design:
             if other.key != entrant.key:
                 raise CompareError(f"two different bots are named {entrant.name!r} ({other.spec} and "
                                    f"{entrant.spec}); name one otherwise, e.g. NAME=cmd:COMMAND")
+
+    @property
+    def game_entry(self) -> GameEntry:
+        """The game as a tournament's ``[[games]]`` entry: name, seats and options."""
+        return GameEntry(self.game, self.players, self.options)
 
     @property
     def games_per_block(self) -> int:
@@ -115,21 +121,26 @@ class Design:
         """The seat of the bot under test (table position 0) in ``rotation`` (from 1)."""
         return rotation_order(self.players, rotation).index(0)
 
-    def specs(self, blocks: int, sandbox: str, plugins: Any) -> list[GameSpec]:
-        """The games of the first ``blocks`` blocks, in schedule order (one setup per deal)."""
+    def specs(self, blocks: int, sandbox: str, plugins: Any, secret: bytes,
+              versions: dict[str, str]) -> list[GameSpec]:
+        """The games of the first ``blocks`` blocks, in schedule order (one setup per deal).
+
+        ``versions`` maps each entry's name to its code's version: a changed
+        candidate or baseline gives other spec keys, so none of its stored games is reused.
+        """
         game = plugins.game(self.game)
         size = self.games_per_block
         specs: list[GameSpec] = []
         for block in range(blocks):
             deal = block + 1
-            deal_seed = derive_seed(self.seed, self.game, "compare deal", deal)
+            deal_seed = seeds.deal_seed(secret, self.game, self.players, sorted(self.options.items()), deal)
             setup = game.random_setup(self.players, self.options, random.Random(deal_seed))
-            bot_seeds = [derive_seed(self.seed, self.game, "compare deal", deal, "bot", position)
+            bot_seeds = [seeds.bot_seed(secret, self.game, "compare", deal, position)
                          for position in range(self.players)]
             for order in range(block * size, (block + 1) * size):
                 rotation, table = order % size // 2 + 1, order % 2 + 1
                 positions = rotation_order(self.players, rotation)
-                entrants = self.tables[table - 1]
+                seated = tuple(self.tables[table - 1][p] for p in positions)
                 specs.append(GameSpec(
                     order=order,
                     id=f"{self.name}/{self.game}/t{table}/d{deal}/r{rotation}",
@@ -139,11 +150,12 @@ class Design:
                     rotation=rotation,
                     options=self.options,
                     setup=setup,
-                    entrants=tuple(entrants[p] for p in positions),
+                    entrants=seated,
                     seed=deal_seed,
                     bot_seeds=tuple(bot_seeds[p] for p in positions),
                     limits=self.limits,
                     sandbox=sandbox,
+                    versions=tuple(versions[entrant.name] for entrant in seated),
                 ))
         return specs
 

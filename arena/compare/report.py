@@ -73,14 +73,27 @@ def _who(outcome: dict) -> str:
             f"field {', '.join(outcome['field'])}")
 
 
+def _versions(outcome: dict) -> str:
+    """Which code was compared: the verdict holds for these versions only."""
+    versions = outcome.get("versions") or {}
+    return (f"versions compared: candidate {versions.get('candidate', '?')}, "
+            f"baseline {versions.get('baseline', '?')}")
+
+
+def _seed(outcome: dict) -> str:
+    seed = outcome.get("seed")
+    return "deals from a secret kept in the store" if seed is None else f"public seed {seed}"
+
+
 def render_text(outcome: dict) -> str:
     """The terminal summary."""
     verdict = outcome["verdict"]
     lines = [
         f"Comparison {outcome['comparison']}: {outcome['game']}, {outcome['players']} players",
         f"  {_who(outcome)}",
+        f"  {_versions(outcome)}",
         f"Games: {outcome['games']} ({outcome['blocks']} deals x {outcome['players']} seats x 2 tables; "
-        f"at most {outcome['max_games']}), seed {outcome['seed']}",
+        f"at most {outcome['max_games']}), {_seed(outcome)}",
         f"Pairs (same deal, seat and seeds): {outcome['wins']} won, {outcome['draws']} drawn, "
         f"{outcome['losses']} lost by the candidate",
         "",
@@ -105,6 +118,7 @@ def render_markdown(outcome: dict) -> str:
         tabulate(_figure_rows(outcome), headers=_headers(outcome), tablefmt="github", disable_numparse=True),
         "",
         f"- {_who(outcome)}",
+        f"- {_versions(outcome)}",
         f"- pairs won / drawn / lost by the candidate: {outcome['wins']} / {outcome['draws']} / {outcome['losses']}",
         f"- {_sprt_line(outcome)}",
         f"- results: `{outcome['results']}` (seed {outcome['seed']})",

@@ -22,11 +22,13 @@ from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
 from arena.compare.stats import PairedStats, Sprt
 from arena.errors import CompareError
-from arena.runs.loop import LOG_FILE, results_folder, run_schedule
+from arena.preflight import check_entrants
+from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
 from arena.runs.pools import open_pool
 from arena.runs.spec import FinishedGame
 from arena.runs.store import Store, create_or_open
 from arena.tournament.progress import Tally, make_progress
+from arena.versions import entrant_versions
 
 log = logging.getLogger("arena.compare")
 OUTCOME_FILES = {"json": "compare.json", "markdown": "compare.md"}
@@ -79,10 +81,12 @@ def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
     with results_folder(root, design.name, fresh) as folder:
-        specs = design.specs(max_blocks, sandbox, plugins)
         store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
-                                        "plan": design.plan(max_blocks), "total": len(specs)})
+                                        "plan": design.plan(max_blocks)})
         try:
+            versions = dict(zip([e.name for e in design.entrants], entrant_versions(design.entrants, plugins)))
+            specs = design.specs(max_blocks, sandbox, plugins, store.run_secret(design.seed), versions)
+            store.set_meta({"total": len(specs), "versions": versions})
             stats = PairedStats(sprt)
             feed = BlockFeed(design, stats, max_blocks)
             stored = store.stored_games()
@@ -92,12 +96,15 @@ def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games
                     feed.add(spec.order, record["result"])
             played = 0
             if not feed.done:
+                check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
                 played, signum = _play(store, folder, design, specs, plugins, feed, jobs, scheduler,
                                        progress_stream, progress_every)
         finally:
             store.close()
     outcome = _outcome(design, stats, feed, folder, max_blocks, played)
-    _write_outcome(folder, outcome)
+    outcome["versions"] = {"candidate": versions[design.candidate.name], "baseline": versions[design.baseline.name]}
+    with private_files():
+        _write_outcome(folder, outcome)
     return outcome
 
 
@@ -107,8 +114,8 @@ def _play(store: Store, folder: str, design: Design, specs: list, plugins: Any, 
     stored = store.stored_games()
     pending = sum(spec.key not in stored for spec in specs)
     totals = store.bot_totals()
-    tally = Tally(len(specs), len(specs) - pending, {row.bot: row.firsts for row in totals},
-                  {row.bot: row.seats for row in totals})
+    tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
+                  reused=len(specs) - pending)
     progress = make_progress(design.name, tally, progress_stream, progress_every)
     def counted(finished: FinishedGame) -> None:
         feed.add(finished.spec.order, finished.record["result"])

@@ -49,6 +49,16 @@ class RunOutcome:
 
 
 @contextlib.contextmanager
+def private_files() -> Iterator[None]:
+    """Within the block, files this process creates are readable by its user only (0600)."""
+    previous = os.umask(FILE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+@contextlib.contextmanager
 def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
     """Create and hold ``ROOT/NAME`` for this run (a second run on it is refused); yield its path.
 
@@ -58,8 +68,7 @@ def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
     workers do not inherit it, so a run killed with SIGKILL frees its folder at once.
     """
     folder = os.path.join(root, name)
-    previous_umask = os.umask(FILE_UMASK)
-    try:
+    with private_files():
         os.makedirs(folder, mode=FOLDER_MODE, exist_ok=True)
         with contextlib.suppress(PermissionError):
             os.chmod(folder, FOLDER_MODE)
@@ -78,8 +87,6 @@ def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(os.path.join(folder, LOG_FILE))
             yield folder
-    finally:
-        os.umask(previous_umask)
 
 
 class Progress(Protocol):

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import orjson
 
 from arena.errors import StoreError
+from arena.runs import seeds
 from arena.runs.spec import FinishedGame
 
 STORE_FILE = "results.sqlite"
@@ -165,6 +166,16 @@ class Store:
         """The run's drawn secret, if it has one."""
         value = self.meta("secret")
         return bytes.fromhex(value) if value else None
+
+    def run_secret(self, seed: int | None) -> bytes:
+        """The secret of this run: its public ``seed``, or the drawn secret kept here (drawn on first use)."""
+        if seed is not None:
+            return seeds.public_secret(seed)
+        secret = self.secret()
+        if secret is None:
+            secret = seeds.draw_secret()
+            self.set_meta({"secret": secret.hex()})
+        return secret
 
     # -- the current schedule --
 

@@ -8,6 +8,7 @@ import click
 
 from arena import hookimpl
 from arena.plugins import get_plugins
+from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
 from arena.tournament.config import load_tournament
@@ -43,14 +44,17 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
     outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
-                             fresh=fresh)
+                             fresh=fresh, announce=lambda line: click.echo(line, err=True))
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store)
     finally:
         store.close()
-    write_files(outcome.folder, board)
+    with private_files():
+        write_files(outcome.folder, board)
     click.echo(render(board, "table"))
+    click.echo(f"leaderboards: {outcome.folder}/leaderboard.md (.csv, .json); one game: arena show {outcome.folder} "
+               f"GAME_ID; a report: arena report {outcome.folder}", err=True)
     for failure in outcome.failed:
         click.echo(f"failed: {failure}", err=True)
     if outcome.interrupted:

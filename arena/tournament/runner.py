@@ -1,29 +1,43 @@
 """Running a tournament (``arena run``): its schedule through the runs core, into its results folder.
 
-The main process builds the schedule, opens the store, and hands both to
-:func:`arena.runs.loop.run_schedule` with the pool the options chose; only the
-main process writes the store, and one run at a time may use a results folder.
+The main process opens the store (which keeps the run's secret), builds the
+schedule and every game's spec with the versions of the bots' code, says what
+it will reuse and play, checks every bot that has games to play starts, and
+hands the specs to :func:`arena.runs.loop.run_schedule` with the pool the
+options chose. Only the main process writes the store; one run at a time may
+use a results folder.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, TextIO
+import os
+from typing import Any, Callable, TextIO
 
+from arena.preflight import check_entrants
 from arena.runs.loop import RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
+from arena.runs.reuse import plan_reuse
 from arena.runs.store import create_or_open
 from arena.tournament.config import Tournament
 from arena.tournament.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
+from arena.versions import entrant_versions
 
 log = logging.getLogger("arena.tournament")
+
+
+def seed_line(seed: int | None, folder: str) -> str:
+    """One line saying where the deals come from (who can compute them)."""
+    if seed is not None:
+        return "deals follow from the public seed in the file: anyone holding it can compute them"
+    return f"deals follow from a secret kept in {folder}/results.sqlite (never printed or sent to a bot)"
 
 
 def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results", jobs: int | None = None,
                    scheduler: str | None = None, sandbox: str = "process", fresh: bool = False,
                    progress_stream: TextIO | None = None, progress_every: float = 10.0,
-                   pool: Pool | None = None) -> RunOutcome:
+                   pool: Pool | None = None, announce: Callable[[str], None] = log.info) -> RunOutcome:
     """Play every game of ``tournament`` not yet stored in ``ROOT/NAME`` and store it.
 
     :param jobs: worker processes (``0``: in this process; with ``scheduler``: blocks of games at once).
@@ -31,23 +45,33 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
     :param fresh: discard the folder's stored results first.
     :param progress_stream: where progress goes (default stderr; a bar if it is a terminal).
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
+    :param announce: where the lines said before playing go (what is reused, what changed, where results go).
     """
     with results_folder(root, tournament.name, fresh) as folder:
-        schedule = build_schedule(tournament, plugins)
-        specs = schedule.specs(sandbox, plugins)
         store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
-                                        "definition": tournament.definition(), "plan": schedule.summary(),
-                                        "total": len(specs)})
+                                        "definition": tournament.definition()})
         try:
-            stored_keys = set(store.stored_games())
-            pending = sum(spec.key not in stored_keys for spec in specs)
+            secret = store.run_secret(tournament.seed)
+            schedule = build_schedule(tournament, plugins, secret)
+            versions = dict(zip([e.name for e in tournament.entrants],
+                                entrant_versions(tournament.entrants, plugins)))
+            specs = schedule.specs(sandbox, plugins, secret, versions)
+            store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
+            reuse = plan_reuse(specs, store.stored_games())
+            announce(seed_line(tournament.seed, folder))
+            for line in reuse.lines(folder):
+                announce(line)
+            if reuse.to_play:
+                check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
+                               os.path.dirname(os.path.abspath(tournament.path)))
             totals = store.bot_totals()
-            tally = Tally(len(specs), len(specs) - pending, {row.bot: row.firsts for row in totals},
-                          {row.bot: row.seats for row in totals})
+            tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals},
+                          {row.bot: row.seats for row in totals}, reused=reuse.reused)
             progress = make_progress(tournament.name, tally, progress_stream, progress_every)
             if pool is not None:
                 return run_schedule(specs, pool, store, progress, folder=folder)
-            with open_pool(jobs, scheduler, plugins, pending) as chosen:
+            with open_pool(jobs, scheduler, plugins, reuse.to_play) as chosen:
                 return run_schedule(specs, chosen, store, progress, folder=folder)
         finally:
             store.close()
+

@@ -3,20 +3,25 @@
 Per game of the file (cli.md): only the bots that play it are entered, in the
 file's order. Round-robin seats every combination of ``players`` entries at a
 table; gauntlet seats the first entry with every combination of ``players - 1``
-others. With too few entries, one table repeats them in order to fill the
-seats (A, B, A, B). Each table plays ``deals`` deals, and each deal once in
-every rotation of the seats (duplicate format).
+others; sampled draws about ``tables_per_entry`` tables per entry
+(:mod:`arena.formats.sampled`). With too few entries, one table repeats them
+in order to fill the seats (A, B, A, B). Each table plays ``deals`` deals, and
+each deal once in every rotation of the seats (duplicate format).
 
-Everything follows from the tournament seed, the game, the table and the deal
-(``derive_seed``), so the schedule is the same on every machine and run:
+Everything follows from the run's secret (:mod:`arena.runs.seeds`: drawn and
+kept in the store, or the file's public ``seed``), so the schedule is the same
+on every machine and run, and ids stay put when the field changes:
 
-- the game id is ``NAME/GAME/tT/dD/rR`` (table, deal and rotation counted from 1);
-- the setup of a deal is ``game.random_setup`` with ``Random(deal seed)``, the
-  same in every rotation; the record's ``seed`` is that deal seed;
+- a table is named by its entries in table order (``random+greedy+mcts``; a
+  table seating the same entries again gets ``#2``, ``#3``), never by its index;
+- the game id is ``NAME/GAME/TABLE/dD/rR`` (deal and rotation counted from 1);
+- deal ``D`` of a game is the same deal at every table: its setup is
+  ``game.random_setup`` with ``Random(deal seed)``, the deal seed keyed by the
+  game, its seats, its options and ``D``; the record's ``seed`` is that deal seed;
 - a bot's seed follows the bot, not the seat: the entry at table position
-  ``p`` gets ``derive_seed(seed, game, table, deal, "bot", p)`` in every
-  rotation, so across the rotations of a deal only the seat (and with it the
-  cards) changes, never the bot's own randomness.
+  ``p`` gets the bot seed of (game, table, deal, ``p``) in every rotation, so
+  across the rotations of a deal only the seat (and with it the cards)
+  changes, never the bot's own randomness.
 
 Rotation ``r`` puts table position ``(seat + r - 1) mod players`` in seat
 ``seat``: in r1 the table's order, in r2 every entry one seat lower (the first
@@ -31,17 +36,18 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from arena.entrants import Entrant
-from arena.match import derive_seed
-from arena.tournament.config import GameEntry, Tournament
+from arena.formats.sampled import sampled_tables
+from arena.runs import seeds
 from arena.runs.spec import GameSpec
+from arena.tournament.config import GameEntry, Tournament
 
 
 @dataclass(frozen=True)
 class Table:
-    """One table of one game: its number (from 1) and its entries in table order."""
+    """One table of one game: its label (its entries' names, unique within the game) and its entries in table order."""
 
     game: str
-    number: int
+    label: str
     entrants: tuple[Entrant, ...]
 
 
@@ -93,35 +99,41 @@ class Schedule:
     def total(self) -> int:
         return sum(plan.total for plan in self.plans)
 
-    def specs(self, sandbox: str, plugins: Any) -> list[GameSpec]:
-        """Every game as a spec, in schedule order (one setup per deal, shared by its rotations)."""
+    def specs(self, sandbox: str, plugins: Any, secret: bytes, versions: dict[str, str]) -> list[GameSpec]:
+        """Every game as a spec, in schedule order; ``versions`` maps each entry's name to its code's version.
+
+        One setup per deal number and game, shared by every table and rotation.
+        """
         tournament = self.tournament
         specs: list[GameSpec] = []
         for plan in self.plans:
             game = plugins.game(plan.entry.name)
-            players = plan.entry.players
+            players, options = plan.entry.players, plan.entry.options
+            deals = {}
+            for deal in range(1, plan.deals + 1):
+                deal_seed = seeds.deal_seed(secret, game.name, players, sorted(options.items()), deal)
+                deals[deal] = (deal_seed, game.random_setup(players, options, random.Random(deal_seed)))
             for table in plan.tables:
-                for deal in range(1, plan.deals + 1):
-                    deal_seed = derive_seed(tournament.seed, game.name, table.number, deal)
-                    setup = game.random_setup(players, plan.entry.options, random.Random(deal_seed))
-                    bot_seeds = [derive_seed(tournament.seed, game.name, table.number, deal, "bot", position)
+                for deal, (deal_seed, setup) in deals.items():
+                    bot_seeds = [seeds.bot_seed(secret, game.name, table.label, deal, position)
                                  for position in range(players)]
                     for rotation in range(1, players + 1):
-                        positions = rotation_order(players, rotation)
+                        seated = tuple(table.entrants[p] for p in rotation_order(players, rotation))
                         specs.append(GameSpec(
                             order=len(specs),
-                            id=f"{tournament.name}/{game.name}/t{table.number}/d{deal}/r{rotation}",
+                            id=f"{tournament.name}/{game.name}/{table.label}/d{deal}/r{rotation}",
                             game=game.name,
-                            table=f"t{table.number}",
+                            table=table.label,
                             deal=deal,
                             rotation=rotation,
-                            options=plan.entry.options,
+                            options=options,
                             setup=setup,
-                            entrants=tuple(table.entrants[p] for p in positions),
+                            entrants=seated,
                             seed=deal_seed,
-                            bot_seeds=tuple(bot_seeds[p] for p in positions),
+                            bot_seeds=tuple(bot_seeds[p] for p in rotation_order(players, rotation)),
                             limits=tournament.limits,
                             sandbox=sandbox,
+                            versions=tuple(versions[entrant.name] for entrant in seated),
                         ))
         return specs
 
@@ -147,15 +159,29 @@ def _unique(names: Iterator[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def build_schedule(tournament: Tournament, plugins: Any) -> Schedule:
-    """The schedule of a checked tournament."""
+def labelled(game: str, groups: list[tuple[Entrant, ...]]) -> tuple[Table, ...]:
+    """Tables named by their entries (``a+b+c``); a group seated again gets ``#2``, ``#3``, ..."""
+    seen: dict[str, int] = {}
+    tables = []
+    for group in groups:
+        label = "+".join(entrant.name for entrant in group)
+        seen[label] = seen.get(label, 0) + 1
+        tables.append(Table(game, label if seen[label] == 1 else f"{label}#{seen[label]}", group))
+    return tuple(tables)
+
+
+def build_schedule(tournament: Tournament, plugins: Any, secret: bytes) -> Schedule:
+    """The schedule of a checked tournament under ``secret`` (which draws a sampled tournament's tables)."""
     plans = []
     for entry in tournament.games:
         playing = [e for e in tournament.entrants if e.plays(entry.name, plugins)]
         left_out = tuple(e.name for e in tournament.entrants if e not in playing)
-        tables = tuple(
-            Table(entry.name, number, tuple(group))
-            for number, group in enumerate(seatings(playing, entry.players, tournament.format), 1)
-        )
-        plans.append(GamePlan(entry, tables, left_out, tournament.deals))
+        if tournament.format == "sampled":
+            by_name = {entrant.name: entrant for entrant in playing}
+            drawn = sampled_tables([e.name for e in playing], entry.players, tournament.tables_per_entry or 1,
+                                   secret + entry.name.encode())
+            groups = [tuple(by_name[name] for name in table) for table in drawn]
+        else:
+            groups = [tuple(group) for group in seatings(playing, entry.players, tournament.format)]
+        plans.append(GamePlan(entry, labelled(entry.name, groups), left_out, tournament.deals))
     return Schedule(tournament, tuple(plans))
