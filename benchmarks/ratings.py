@@ -1,0 +1,149 @@
+"""Rating speed: the leaderboard over stored four-player games against the bare rating library, in one run.
+
+Stores GAMES synthetic four-player games in a temporary results store (40
+bots at sampled tables, each deal played in its four rotations, placings from
+each bot's strength plus noise), then times on the same games:
+
+- the bare library: ``trueskill``'s ``env.rate`` in a loop over the games in
+  schedule order, the placings already in memory (nothing else);
+- the whole leaderboard from the store with nothing cached: SQL reads, the
+  rating pass, totals, head-to-head with intervals, the bootstrap of rank
+  ranges over deal blocks, the overall section;
+- the same two with openskill's Plackett-Luce (``rating = "openskill"``).
+
+It prints CPU seconds (the fair measure on a shared machine) and wall
+seconds for each, the leaderboard's ratio to its bare library (the target:
+at most 1.1), and openskill's speedup over trueskill.
+
+    python benchmarks/ratings.py                 # 100,000 games (trueskill alone takes minutes)
+    python benchmarks/ratings.py --games 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import tempfile
+import time
+from types import SimpleNamespace
+
+from arena.formats.sampled import sampled_tables
+from arena.runs.spec import FinishedGame
+from arena.runs.store import create_or_open
+from arena.standings.raters import OPENSKILL_ENVIRONMENT, TRUESKILL_ENVIRONMENT
+from arena.tournament.leaderboard import build_leaderboard
+
+PLAYERS = 4
+BOTS = [f"bot{number:02d}" for number in range(40)]
+TABLES_PER_ENTRY = 25  # 40 x 25 / 4 = 250 tables; deals per table make up the games
+
+
+def synthetic_games(games: int, seed: int = 1) -> list[tuple[str, int, int, list[str], list[int], list[int]]]:
+    """``(table label, deal, rotation, bots by seat, ranks, money)`` per game, in schedule order."""
+    rng = random.Random(seed)
+    strength = {bot: rng.gauss(0, 1) for bot in BOTS}
+    tables = sampled_tables(BOTS, PLAYERS, TABLES_PER_ENTRY, seed)
+    deals = max(1, games // (len(tables) * PLAYERS))
+    out = []
+    for number, table in enumerate(tables):
+        for deal in range(1, deals + 1):
+            luck = [rng.gauss(0, 1) for _ in range(PLAYERS)]
+            for rotation in range(PLAYERS):
+                seated = [table[(seat + rotation) % PLAYERS] for seat in range(PLAYERS)]
+                score = [strength[bot] + luck[seat] + rng.gauss(0, 1) for seat, bot in enumerate(seated)]
+                money = [round(10 * value) for value in score]
+                ranks = [1 + sum(other > mine for other in money) for mine in money]
+                out.append((f"t{number + 1}", deal, rotation + 1, seated, ranks, money))
+                if len(out) == games:
+                    return out
+    return out
+
+
+def store_games(folder: str, games: list) -> None:
+    """Write ``games`` into a new results store in ``folder`` through the store's own API."""
+    plan = {"games": [{"name": "modern-art", "entries": BOTS, "left_out": [], "games": len(games)}], "bots": BOTS}
+    store = create_or_open(folder, {"name": "bench", "kind": "tournament", "definition": {}, "plan": plan,
+                                    "total": len(games)})
+    try:
+        batch = []
+        for order, (table, deal, rotation, seated, ranks, money) in enumerate(games):
+            spec = SimpleNamespace(key=f"k{order}", id=f"bench/modern-art/{table}/d{deal}/r{rotation}",
+                                   game="modern-art", table=table, deal=deal, rotation=rotation, order=order,
+                                   versions=())
+            record = {"players": seated, "result": {"money": money, "ranks": ranks}, "faults": []}
+            batch.append(FinishedGame(spec, record))
+            if len(batch) == 5000:
+                store.add_many(batch)
+                batch = []
+        store.add_many(batch)
+    finally:
+        store.close()
+
+
+def bare(rater: str, games: list) -> None:
+    """The library alone: rate every game in order, ratings kept in a dict."""
+    if rater == "trueskill":
+        import trueskill
+
+        env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
+        fresh, update = env.create_rating, env.rate
+    else:
+        from openskill.models import PlackettLuce
+
+        model = PlackettLuce(**OPENSKILL_ENVIRONMENT)
+        fresh, update = model.rating, model.rate
+    current = {}
+    for _, _, _, seated, ranks, _ in games:
+        for bot in seated:
+            if bot not in current:
+                current[bot] = fresh()
+        for bot, (rating,) in zip(seated, update([[current[bot]] for bot in seated], ranks=ranks)):
+            current[bot] = rating
+
+
+def leaderboard(folder: str, rater: str) -> None:
+    """The whole leaderboard from the store, nothing cached (a fresh connection, the cache cleared)."""
+    from arena.runs.store import open_store
+
+    store = open_store(folder)
+    try:
+        store.db.execute("DELETE FROM figures")
+        build_leaderboard(store, rater=rater)
+    finally:
+        store.close()
+
+
+def timed(action, *args) -> tuple[float, float]:
+    """CPU and wall seconds of ``action(*args)``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action(*args)
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000, help="stored four-player games (default 100,000)")
+    parser.add_argument("--raters", default="trueskill,openskill", help="comma-separated raters to time")
+    args = parser.parse_args()
+    games = synthetic_games(args.games)
+    with tempfile.TemporaryDirectory() as folder:
+        store_games(folder, games)
+        print(f"{len(games)} stored four-player games, {len(BOTS)} bots, {len(games) // PLAYERS} deal blocks")
+        results = {}
+        for rater in args.raters.split(","):
+            library = timed(bare, rater, games)
+            board = timed(leaderboard, folder, rater)
+            results[rater] = (library, board)
+            print(f"{rater:>10}: bare library {library[0]:7.2f} s CPU ({library[1]:7.2f} s wall); "
+                  f"leaderboard {board[0]:7.2f} s CPU ({board[1]:7.2f} s wall); "
+                  f"ratio {board[0] / library[0]:.3f} CPU ({board[1] / library[1]:.3f} wall)")
+        if {"trueskill", "openskill"} <= set(results):
+            (ts_lib, ts_board), (os_lib, os_board) = results["trueskill"], results["openskill"]
+            print(f"openskill speedup: bare library {ts_lib[0] / os_lib[0]:.1f}x, "
+                  f"leaderboard {ts_board[0] / os_board[0]:.1f}x (CPU)")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
