@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -223,6 +224,26 @@ def load_py_class(target: str) -> Callable[[], Any]:
         return getattr(module, class_name)
     except AttributeError:
         raise UnknownBot(f"module {module_name!r} has no class {class_name!r}") from None
+
+
+def find_module(module_name: str) -> Any:
+    """The import spec of ``module_name``'s top-level package, found as a ``py:`` bot is, or None.
+
+    The current folder is searched too (as :func:`load_py_class` does), and
+    every import finder is asked, not only ``sys.path``: a package installed
+    in editable mode is found by a finder of its own, not by a path entry.
+    """
+    top = module_name.partition(".")[0]
+    added = "" not in sys.path and os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
 
 
 def check_entrants_play(game: Any, entrants: list[Entrant], plugins: Any) -> None:

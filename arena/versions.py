@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import importlib
-import importlib.util
 import json
 import os
 import re
@@ -37,7 +35,7 @@ import shutil
 import sys
 from typing import Any, Iterable
 
-from arena.entrants import Entrant
+from arena.entrants import Entrant, find_module
 from arena.errors import UnknownBot
 
 __all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files",
@@ -140,7 +138,7 @@ def _module_roots(module_name: str, what: str) -> tuple[str, ...]:
         folders = list(getattr(module, "__path__", None) or [])
         origin = getattr(module, "__file__", None)
     else:
-        spec = _find_spec(top)
+        spec = find_module(top)
         if spec is None:
             raise UnknownBot(f"cannot find module {module_name!r} for {what}")
         folders = list(spec.submodule_search_locations or [])
@@ -152,27 +150,9 @@ def _module_roots(module_name: str, what: str) -> tuple[str, ...]:
     return ()  # built in, frozen or made at run time: known by its name alone
 
 
-def _find_spec(top: str) -> Any:
-    """``importlib.util.find_spec`` with the current folder on the path, like ``py:`` bots are loaded.
-
-    Unlike a search of ``sys.path`` alone, this asks every import finder, so a
-    module installed in editable mode (a finder, not a path entry) is found.
-    """
-    added = "" not in sys.path and os.getcwd() not in sys.path
-    if added:
-        sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.util.find_spec(top)
-    except (ImportError, ValueError):
-        return None
-    finally:
-        if added:
-            sys.path.remove(os.getcwd())
-
-
 def module_importable(module_name: str) -> bool:
     """Whether this process finds ``module_name``'s top-level package (asking every import finder)."""
-    return _find_spec(module_name.partition(".")[0]) is not None
+    return find_module(module_name) is not None
 
 
 def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str]) -> str:
