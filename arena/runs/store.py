@@ -102,7 +102,7 @@ def sqlite_errors(path: str) -> Iterator[None]:
     except sqlite3.OperationalError as error:
         text = str(error)
         if "locked" in text or "busy" in text:
-            raise StoreError(f"{path} is locked by another process (waited {BUSY_MS // 1000} s); "
+            raise StoreError(f"{path} is locked by another process (waited {BUSY_MS / 1000:g} s); "
                              "stop whatever holds it and run again: nothing stored was lost") from None
         if "readonly" in text or "read-only" in text:
             raise StoreError(f"{path} is read-only; make it and its folder writable and run again") from None

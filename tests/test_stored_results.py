@@ -1,0 +1,175 @@
+"""Stored results describe the code that is there now: changed bots replayed, grown fields extended, history kept.
+
+Every test runs real ``arena run`` / ``arena compare`` commands on a ``cmd:``
+bot whose file the test edits between runs, as a bot author would.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.runs.store import open_store
+from tournament_files import stored_records
+
+#: an external Silk Road bot: its STRATEGY line is what the tests edit
+BOT = '''import json, sys
+STRATEGY = "pass"
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        legal, decision = message["legal"], message["decision"]
+        if decision == "load_ship":
+            action = {"good": legal["goods"][0]}
+        elif decision == "phase1":
+            action = {"action": "pass"}
+        elif decision == "phase2":
+            cards = legal["play"]
+            if STRATEGY == "play" and cards:
+                action = {"action": "play", "cards": [cards[0]], "slots": [0]}
+            else:
+                action = {"action": "draw"}
+        else:
+            action = {"count": 0}
+        print(json.dumps(action), flush=True)
+'''
+
+
+def run(*args: str) -> object:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def write(folder: Path, bots: list[str], deals: int = 2) -> str:
+    lines = ['[tournament]\nname = "cup"\n', f"deals = {deals}\n", '[[games]]\nname = "silk-road"\nplayers = 2\n']
+    lines += [f'[[bots]]\nspec = "{spec}"\n' for spec in bots]
+    path = folder / "cup.toml"
+    path.write_text("".join(lines))
+    return str(path)
+
+
+def entrant(folder: Path, strategy: str = "pass") -> str:
+    (folder / "mine.py").write_text(BOT.replace('STRATEGY = "pass"', f'STRATEGY = "{strategy}"'))
+    return f"mine=cmd:{sys.executable} mine.py"
+
+
+def history(folder: Path) -> int:
+    store = open_store(str(folder))
+    try:
+        return store.count_history()
+    finally:
+        store.close()
+
+
+def test_a_changed_bot_has_its_games_played_again_and_the_others_reused(isolated):
+    path = write(isolated, ["random", entrant(isolated), "r2=random"])
+    first = run("run", path, "--sandbox", "none", "-j", "2")
+    assert first.exit_code == 0, first.output
+    folder = isolated / "results" / "cup"
+    before = {record["id"]: record for record in stored_records(folder)}
+    assert len(before) == 3 * 2 * 2
+    entrant(isolated, "play")  # the author edits the bot's file
+    again = run("run", path, "--sandbox", "none", "-j", "2")
+    assert again.exit_code == 0, again.output
+    assert "bot mine changed (code): 8 games to play again; 4 stored games reused" in again.stderr
+    assert "12 games, 4 stored and reused, 8 to play, 8 kept as history out of the standings" in again.stderr
+    after = {record["id"]: record for record in stored_records(folder)}
+    assert after.keys() == before.keys()
+    for game_id, record in after.items():
+        if "mine" in record["players"]:
+            assert record["versions"] != before[game_id]["versions"]
+        else:
+            assert record == before[game_id]  # reused as stored
+    assert history(folder) == 8
+    unchanged = run("run", path, "--sandbox", "none", "-j", "2")
+    assert "12 games, 12 stored and reused, 0 to play" in unchanged.stderr
+
+
+def test_a_bot_added_to_a_stored_tournament_plays_only_its_new_tables(isolated):
+    path = write(isolated, ["random", "r2=random"])
+    assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
+    folder = isolated / "results" / "cup"
+    store = open_store(str(folder))
+    try:
+        old_rows = {row[0]: row[1] for row in store.query("SELECT id, record FROM games")}
+    finally:
+        store.close()
+    write(isolated, ["random", "r2=random", "trader"])
+    grown = run("run", path, "--sandbox", "none", "-j", "2")
+    assert grown.exit_code == 0, grown.output
+    assert "12 games, 4 stored and reused, 8 to play" in grown.stderr
+    store = open_store(str(folder))
+    try:
+        rows = {row[0]: row[1] for row in store.query("SELECT id, record FROM games")}
+    finally:
+        store.close()
+    assert all(rows[game_id] == text for game_id, text in old_rows.items())  # byte-identical
+    assert {record["id"].split("/")[2] for record in stored_records(folder)} == {
+        "random+r2", "random+trader", "r2+trader"}
+
+
+def test_the_same_bot_entered_twice_under_two_names_plays_itself(isolated):
+    path = write(isolated, ["random", "twin=random"])
+    result = run("run", path, "--sandbox", "none", "-j", "1")
+    assert result.exit_code == 0, result.output
+    records = stored_records(isolated / "results" / "cup")
+    assert {tuple(record["players"]) for record in records} == {("random", "twin"), ("twin", "random")}
+    assert all(record["versions"][0] == record["versions"][1] for record in records)  # same code
+
+
+def test_a_comparison_never_reuses_games_of_an_older_candidate(isolated):
+    args = ["compare", "silk-road", "--candidate", entrant(isolated, "play"), "--baseline", "random",
+            "--sandbox", "none", "-j", "2", "--no-sprt", "--deals", "4", "--name", "cmp", "--json"]
+    first = json.loads(run(*args).stdout)
+    assert first["played_now"] == 16
+    entrant(isolated, "pass")  # a change that makes the candidate worse
+    second = json.loads(run(*args).stdout)
+    assert second["played_now"] == 8  # the candidate's games again; the baseline's are reused
+    assert second["versions"]["candidate"] != first["versions"]["candidate"]
+    assert second["versions"]["baseline"] == first["versions"]["baseline"]
+    assert second["score_difference"]["value"] < first["score_difference"]["value"]
+    assert second["versions"]["candidate"] in run("compare", *args[1:-1]).stdout
+
+
+def test_bad_store_files_are_one_line_errors_and_lose_nothing(isolated):
+    path = write(isolated, ["random", "r2=random"])
+    assert run("run", path, "--sandbox", "none").exit_code == 0
+    store_file = isolated / "results" / "cup" / "results.sqlite"
+    kept = store_file.read_bytes()
+    (isolated / "results" / "other").mkdir()
+    (isolated / "results" / "other" / "results.sqlite").write_bytes(b"this is not a database" * 100)
+    result = run("leaderboard", "results/other")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "is not a readable results store" in result.output
+    assert store_file.read_bytes() == kept
+
+
+def test_a_locked_store_stops_the_run_with_one_line_and_keeps_every_game(isolated, monkeypatch):
+    import sqlite3
+
+    import arena.runs.store
+
+    path = write(isolated, ["random", "r2=random"])
+    assert run("run", path, "--sandbox", "none").exit_code == 0
+    write(isolated, ["random", "r2=random", "trader"])  # more games to store
+    store_file = isolated / "results" / "cup" / "results.sqlite"
+    monkeypatch.setattr(arena.runs.store, "BUSY_MS", 300)
+    holder = sqlite3.connect(store_file, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holding the store
+    try:
+        result = CliRunner().invoke(cli, ["run", path, "--sandbox", "none", "-j", "1"])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        f"Error: results/cup/results.sqlite is locked by another process (waited 0.3 s); stop whatever holds it "
+        f"and run again: nothing stored was lost")
+    assert len(stored_records(isolated / "results" / "cup")) == 4
+    assert run("run", path, "--sandbox", "none").exit_code == 0
+    assert len(stored_records(isolated / "results" / "cup")) == 12
