@@ -1,0 +1,84 @@
+"""Secret deals: a bot holding the code, the tournament file and its own ``start`` message cannot compute the cards.
+
+The attacker below is what a contestant would write: it knows every
+derivation the project uses (and used before), tries each with every seed a
+file could plausibly hold, and with its own bot seed as a deal seed, and checks
+whether any reproduces the hand of its opponent. Without a ``seed`` in the file
+it must fail; as a control, the same attack succeeds when the file's seed is
+public (so the test would notice a derivation that leaks).
+"""
+
+from __future__ import annotations
+
+import random
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.match import derive_seed
+from arena.plugins import get_plugins
+from arena.runs import seeds
+from arena_bots.random_bot import RandomBot
+from tournament_files import stored_records
+
+#: seeds a tournament file could plausibly hold, tried by the attacker
+GUESSED_SEEDS = range(0, 2000)
+
+
+class Spy(RandomBot):
+    """A random bot that keeps every ``start`` message it is sent (run in this process with ``-j 0``)."""
+
+    seen: list[dict] = []
+
+    def start(self, info: dict) -> None:
+        super().start(info)
+        Spy.seen.append(dict(info))
+
+
+def attack(start: dict, game_name: str) -> list[list[int]]:
+    """Every opponent hand the attacker can derive from what it knows; the real one must not be among them."""
+    game = get_plugins().game(game_name)
+    players, options = len(start["players"]), start["options"]
+    candidates = [random.Random(start["seed"])]  # its own seed taken for a deal seed
+    for guess in GUESSED_SEEDS:
+        candidates.append(random.Random(seeds.deal_seed(seeds.public_secret(guess), game_name, players,
+                                                        sorted(options.items()), 1)))
+        candidates.append(random.Random(derive_seed(guess, game_name, 1, 1)))  # the old unkeyed derivation
+    hands = []
+    for rng in candidates:
+        setup = game.random_setup(players, options, rng)
+        hands.append(sorted(setup["hands"][1 - start["seat"]]))
+    return hands
+
+
+def play_once(folder, seed_line: str) -> tuple[dict, dict]:
+    Spy.seen.clear()
+    (folder / "cup.toml").write_text(
+        f'[tournament]\nname = "cup"\n{seed_line}deals = 1\n[[games]]\nname = "silk-road"\nplayers = 2\n'
+        '[[bots]]\nspec = "spy=py:test_secret_deals:Spy"\n[[bots]]\nspec = "random"\n')
+    result = CliRunner().invoke(cli, ["run", str(folder / "cup.toml"), "--sandbox", "none", "-j", "0", "--fresh"])
+    assert result.exit_code == 0, result.output
+    record = stored_records(folder / "results" / "cup")[0]
+    return Spy.seen[0], record
+
+
+def test_without_a_seed_the_attacker_cannot_compute_its_opponents_hand(isolated):
+    start, record = play_once(isolated, "")
+    assert start["seat"] == record["players"].index("spy")
+    hidden = sorted(record["setup"]["hands"][1 - start["seat"]])
+    assert hidden not in attack(start, "silk-road")
+    assert start["seed"] != record["seed"]
+
+
+def test_control_with_a_public_seed_the_same_attack_succeeds(isolated):
+    start, record = play_once(isolated, "seed = 1234\n")
+    hidden = sorted(record["setup"]["hands"][1 - start["seat"]])
+    assert hidden in attack(start, "silk-road")  # the file says so: deals follow from its public seed
+
+
+def test_two_runs_without_a_seed_deal_differently_but_a_rerun_keeps_its_deals(isolated):
+    start, first = play_once(isolated, "")
+    result = CliRunner().invoke(cli, ["run", str(isolated / "cup.toml"), "--sandbox", "none", "-j", "0"])
+    assert "0 to play" in result.stderr  # resumed under the kept secret
+    _, other = play_once(isolated, "")  # --fresh: a new secret
+    assert first["setup"] != other["setup"]
