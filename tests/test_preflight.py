@@ -217,3 +217,28 @@ def test_a_py_module_the_sandboxed_bot_cannot_read_never_plays_a_broken_game(tmp
         assert not [fault for fault in json.loads(result.output)["faults"] if fault["decision"] == "start"]
     else:
         assert result.exit_code == 2 and "imports in this process but not in the sandbox" in result.output
+
+
+def test_a_tournament_with_a_broken_bot_stops_before_any_game_is_stored(tmp_path):
+    (tmp_path / "cup.toml").write_text(textwrap.dedent("""
+        [tournament]
+        name = "cup"
+        seed = 1
+
+        [[games]]
+        name = "silk-road"
+        players = 2
+
+        [[bots]]
+        spec = "random"
+
+        [[bots]]
+        spec = "mine=cmd:./no_such_program"
+    """))
+    result = CliRunner().invoke(cli, ["run", "cup.toml", "-j", "1", "--sandbox", "none"])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: bot mine cannot play: cannot start '{tmp_path}/no_such_program': No such file or "
+                      f"directory (relative paths resolve against {tmp_path})"]
+    stored = CliRunner().invoke(cli, ["export", "results/cup"])
+    assert stored.output.strip() == ""
