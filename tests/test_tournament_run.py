@@ -265,17 +265,22 @@ def test_a_run_killed_with_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_pa
     assert (killed / "leaderboard.json").read_text() == (uninterrupted / "leaderboard.json").read_text()
 
 
-@pytest.mark.parametrize("how", ["terminal", "main-process"])
-def test_ctrl_c_stops_cleanly_keeping_finished_games(tmp_path, how):
+@pytest.mark.parametrize("how, status", [("terminal", 130), ("main-process", 130), ("sigterm", 143),
+                                         ("sigterm-group", 143)])
+def test_ctrl_c_and_sigterm_stop_cleanly_keeping_finished_games(tmp_path, how, status):
     path = slow_tournament(tmp_path)
     process = start_run(path, "results", tmp_path)
     wait_for_games(tmp_path / "results" / "cup", 4, process)
     if how == "terminal":
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C on a terminal does: the whole group
-    else:
+    elif how == "main-process":
         os.kill(process.pid, signal.SIGINT)
+    elif how == "sigterm":
+        os.kill(process.pid, signal.SIGTERM)  # what `timeout` and a CI runner send
+    else:
+        os.killpg(process.pid, signal.SIGTERM)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     assert session_processes(process.pid) == []  # workers (and their bots) are gone
     stored = stored_count(tmp_path / "results" / "cup")
     assert 4 <= stored < 48
