@@ -97,6 +97,10 @@ class BotMalformed(BotFault):
     stops_seat = False
 
 
+class SandboxError(ArenaError):
+    """A protection the tournament requires that the sandbox cannot give on this machine."""
+
+
 class ScaffoldError(ArenaError):
     """A bot name or folder that ``arena new-bot`` cannot use (taken, invalid, not empty)."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, asdict
 from typing import Any
 
 from arena.errors import ActionError, BotCrashed, BotFault, BotTimeout, MalformedAction
+from arena.safetext import cap_detail
 
 log = logging.getLogger("arena.match")
 
@@ -28,12 +29,18 @@ class Limits:
     bank_ms: int = 10000
     memory_mb: int = 512
     max_faults: int = 3
+    #: a bot process may play several games in a row (faster, but it can remember); default: fresh per game
+    reuse: bool = False
 
     def time_message(self) -> dict:
         return {"start_ms": self.start_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The limits as plain JSON (``reuse`` only when set, so older definitions keep their digests)."""
+        values = asdict(self)
+        if not self.reuse:
+            del values["reuse"]
+        return values
 
 
 def derive_seed(*parts: Any) -> int:
@@ -168,13 +175,14 @@ def play_game(
     setup_public = {"money": state.money(), "first": setup.get("first", 0)}
 
     def fault(seat: int, decision: str, kind: str, detail: str, move: int | None, **extra) -> None:
-        entry = {"seat": seat, "move": move, "decision": decision, "kind": kind, "detail": detail}
+        entry = {"seat": seat, "move": move, "decision": decision, "kind": kind, "detail": cap_detail(detail)}
         entry.update(extra)
         faults.append(entry)
         fault_count[seat] += 1
         if fault_count[seat] >= limits.max_faults:
             stopped[seat] = True
-        log.warning("game %s: seat %d (%s) %s fault in %s: %s", game_id, seat, names[seat], kind, decision, detail)
+        log.warning("game %s: seat %d (%s) %s fault in %s: %s", game_id, seat, names[seat], kind, decision,
+                    entry["detail"])
 
     for seat, bot in enumerate(bots):
         info = {

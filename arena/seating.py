@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 from typing import Any
 
 from arena.entrants import Entrant
@@ -32,13 +35,34 @@ def close_seats(seats: list[Any]) -> None:
             pass
 
 
+def die_with_parent_worker() -> None:
+    """In a worker process (multiprocessing) on Linux: have the kernel kill it when its parent dies.
+
+    Its bots die with it (each bot's keeper has ``PR_SET_PDEATHSIG``), so
+    SIGKILL of the runner leaves nothing of a bot running, not even the game
+    an orphaned worker would otherwise finish first.
+    """
+    if multiprocessing.parent_process() is None or not hasattr(os, "getppid"):
+        return
+    try:
+        from arena.sandbox.limits import _die_with_parent
+
+        _die_with_parent()
+    except (ImportError, OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the request was made
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 class SeatPool:
     """Keeps seat adapters across the games of one worker, and restarts broken ones.
 
-    ``seats(entrants)`` hands out one adapter per seat (reusing idle healthy
-    ones of the same entrant); ``release(seats)`` takes them back after the game,
-    closing any whose ``healthy`` attribute is false (a process that died or
-    timed out), so that the next game gets a fresh one; ``close()`` stops them all.
+    ``seats(entrants)`` hands out one adapter per seat (reusing idle ones of
+    the same entrant); ``release(seats)`` takes them back after the game.
+    Unless ``limits.reuse``, every bot process ends with its game (a Python
+    bot's template stays, and forks the next game's bot afresh), so nothing
+    survives from one game to the next; with ``reuse``, healthy processes play
+    on and broken ones (died, timed out) are closed. ``close()`` stops them all.
     """
 
     def __init__(self, plugins: Any, sandbox: str, limits: Limits) -> None:
@@ -46,6 +70,8 @@ class SeatPool:
         self.sandbox = sandbox
         self.limits = limits
         self.idle: dict[str, list[Any]] = {}
+        if sandbox == "process":
+            die_with_parent_worker()
 
     def seats(self, entrants: list[Entrant]) -> list[Any]:
         seats = []
@@ -58,7 +84,10 @@ class SeatPool:
 
     def release(self, seats: list[Any]) -> None:
         for seat in seats:
-            if getattr(seat, "healthy", True):
+            if not self.limits.reuse and hasattr(seat, "finish_game"):
+                seat.finish_game()
+                self.idle.setdefault(seat.entrant.key, []).append(seat)
+            elif getattr(seat, "healthy", True):
                 self.idle.setdefault(seat.entrant.key, []).append(seat)
             else:
                 close_seats([seat])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -110,8 +111,8 @@ def test_a_plugin_bot_runs_in_the_host_from_its_importable_class(fresh_plugins, 
     assert "hello from start" in chatty.stderr_text()
 
 
-def test_one_process_plays_several_games_and_a_broken_one_is_replaced(fresh_plugins):
-    pool = SeatPool(fresh_plugins(), "process", LIMITS)
+def test_with_reuse_one_process_plays_several_games_and_a_broken_one_is_replaced(fresh_plugins):
+    pool = SeatPool(fresh_plugins(), "process", dataclasses.replace(LIMITS, reuse=True))
     honest, sleeper = parse_spec(external("honest")), parse_spec(external("sleeper"))
     pids = []
     try:
@@ -126,6 +127,23 @@ def test_one_process_plays_several_games_and_a_broken_one_is_replaced(fresh_plug
         pool.close()
     assert len({honest_pid for honest_pid, _ in pids}) == 1  # reused: a new start per game
     assert len({sleeper_pid for _, sleeper_pid in pids}) == 3  # killed after each timeout, started afresh
+
+
+def test_without_reuse_every_game_gets_fresh_processes(fresh_plugins):
+    pool = SeatPool(fresh_plugins(), "process", LIMITS)
+    honest, hosted = parse_spec(external("honest")), parse_spec("chatty=py:chatty_bot:ChattyBot")
+    pids = []
+    try:
+        for _ in range(3):
+            seats = pool.seats([honest, hosted])
+            record = tally(seats)
+            assert record["faults"] == []
+            pids.append([seats[0].pid, seats[1].pid])
+            pool.release(seats)
+            assert seats[0].process is None and seats[1].process is None  # gone with the game
+    finally:
+        pool.close()
+    assert len({first for first, _ in pids}) == 3 and len({second for _, second in pids}) == 3
 
 
 def test_a_stopped_adapter_starts_its_process_again_for_the_next_game(seat):
@@ -179,7 +197,10 @@ def test_arena_sandbox_reports_the_protections_in_force():
     for protection in ("process per bot", "time", "memory", "own user id", "no network", "private process tree"):
         assert protection in result.output
     state = protections()
-    assert ("cpu (process) + wall cap" in result.output) == (state.cpu_clock == "process")
+    if state.core_cgroup:
+        assert "cpu (cgroup) + wall cap" in result.output
+    else:
+        assert ("cpu (process) + wall cap" in result.output) == (state.cpu_clock == "process")
 
 
 def test_arena_play_sandboxes_plugin_py_and_cmd_bots_and_the_record_replays(tmp_path):

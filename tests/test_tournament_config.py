@@ -69,7 +69,7 @@ def test_the_hash_ignores_layout_but_not_content(tmp_path, plugins):
 BAD = [
     # (what is wrong, replace this, with this, expected message after "cup.toml: ")
     ("not TOML", "[tournament]", "[tournament", "not valid TOML"),
-    ("unknown top-level table", "[limits]", "[extra]\nx = 1\n[limits]", "extra: unknown key (expected one of: tournament, games, limits, bots)"),
+    ("unknown top-level table", "[limits]", "[extra]\nx = 1\n[limits]", "extra: unknown key (expected one of: tournament, games, limits, sandbox, bots)"),
     ("no [tournament]", "[tournament]\nname = \"cup\"\nseed = 7\nformat = \"round-robin\"\ndeals = 2\n", "", "tournament: missing (required)"),
     ("unknown tournament key", "deals = 2", "deals = 2\nrounds = 3", "tournament.rounds: unknown key (expected one of: name, seed, format, deals)"),
     ("no name", "name = \"cup\"\n", "", "tournament.name: missing (required)"),

@@ -17,6 +17,9 @@ from typing import Any
 _EXPORTS = {
     "open_process_bot": "arena.sandbox.seat",
     "ProcessBot": "arena.sandbox.process",
+    "check_required": "arena.sandbox.probe",
+    "weaknesses": "arena.sandbox.probe",
+    "protections": "arena.sandbox.probe",
 }
 __all__ = list(_EXPORTS)
 

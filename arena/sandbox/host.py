@@ -12,12 +12,22 @@ protocol runs on private duplicates of stdin and stdout; the bot's own
 nothing the bot does can corrupt the protocol. A bot that raises ends the
 host (status 1) after writing the traceback and one summary line to stderr;
 the runner records a crash.
+
+With ``"template": true`` in SPEC the host is a *template*: it imports the
+bot once, then waits on a control socket (its file descriptor in ``ARENA_CONTROL_FD``) for the runner's
+requests, each carrying the pipes of one game. For each it forks a fresh bot
+(:func:`fork_game`) in namespaces of its own (user, mount, PID, IPC, network),
+with a new /proc and a new scratch over /tmp, /dev/shm and its home, no
+capability, no inherited shared memory or file descriptor; the bot plays that
+one game and exits. A fresh game costs a fork, not an interpreter start.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import signal
+import socket
 import sys
 import traceback
 from typing import Any, Callable
@@ -76,8 +86,8 @@ def fail(where: str) -> None:
     os._exit(1)
 
 
-def serve(factory: Callable[..., Any], options: dict) -> None:
-    """Answer the runner's messages until it closes the channel."""
+def serve(factory: Callable[..., Any], options: dict, one_game: bool = False) -> None:
+    """Answer the runner's messages until it closes the channel (or, ``one_game``, until ``end``)."""
     reader, writer = take_protocol_channel()
     bot = None
     for line in reader:
@@ -106,6 +116,73 @@ def serve(factory: Callable[..., Any], options: dict) -> None:
             except Exception:
                 traceback.print_exc()
             bot = None
+            if one_game:
+                sys.stderr.flush()
+                os._exit(0)
+
+
+def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any], options: dict,
+              request: dict) -> None:
+    """In the template's child: make a fresh jail for one game, fork the bot into it, report how it ended.
+
+    This process stays outside the game's PID namespace as its keeper (it
+    holds none of the game's pipes); the bot is the namespace's process 1.
+    """
+    from arena.sandbox import jail, limits
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        limits.enter_namespaces(new_user=True)
+        child = os.fork()
+    except OSError as error:
+        control.send(orjson.dumps({"game": request["game"], "error": f"cannot make the game's jail: {error}"}))
+        os._exit(1)
+    if child == 0:
+        try:
+            limits._die_with_parent()
+            jail.mount_proc()
+            jail.fresh_scratch(request["memory_mb"], (os.getuid(), os.getgid()), keep=request.get("keep", []))
+            os.chdir(jail.HOME)
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+            os.closerange(3, 1 << 16)
+            jail.unmap_shared_memory()
+            jail.drop_capabilities()
+        except Exception as error:  # the runner sees a crash with this line
+            os.write(2, f"arena-host: cannot make the game's jail: {error}\n".encode())
+            os._exit(1)
+        serve(factory, options, one_game=True)
+        os._exit(0)
+    for fd in fds:
+        os.close(fd)
+    status = os.waitpid(child, 0)[1]
+    control.send(orjson.dumps({"game": request["game"], "exited": os.waitstatus_to_exitcode(status)}))
+    os._exit(0)
+
+
+def template(factory: Callable[..., Any], options: dict) -> None:
+    """Fork a fresh bot for each game the runner asks for on the control socket (``ARENA_CONTROL_FD``)."""
+    control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the game keepers are reaped by the kernel
+    control.send(b'{"ready": true}')
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 4096, 3)
+        except OSError:
+            os._exit(0)
+        if not message:
+            os._exit(0)
+        request = orjson.loads(message)
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            fork_game(control, fds, factory, options, request)
+        for fd in fds:
+            os.close(fd)
+        control.send(orjson.dumps({"game": request["game"], "forked": pid}))
 
 
 def main() -> None:
@@ -115,6 +192,8 @@ def main() -> None:
         factory = load_factory(spec)
     except Exception:
         fail("loading the bot")
+    if spec.get("template"):
+        template(factory, spec.get("options") or {})
     serve(factory, spec.get("options") or {})
 
 

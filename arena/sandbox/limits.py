@@ -7,7 +7,6 @@ already limited and cannot undo the hard limits. See docs/sandbox.md for what ea
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import resource
@@ -16,6 +15,10 @@ import stat
 from typing import Callable
 
 from arena.match import Limits
+from arena.sandbox import jail
+from arena.sandbox.syscalls import check as _check
+from arena.sandbox.syscalls import libc as _libc
+from arena.sandbox.syscalls import mount as _mount
 
 #: Address space allowed above ``memory_mb``: runtimes reserve address space
 #: they never touch (Node's V8 needs about 1 GiB of it to start), so the real
@@ -39,8 +42,12 @@ UIDS_PER_RUNNER = 64
 
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+_CLONE_NEWIPC = 0x08000000
+_PR_SET_NO_NEW_PRIVS = 38
+#: the hard RLIMIT_CPU allows this many decisions at full move time beyond start and bank (a runner that is
+#: root raises it when a reused process needs more; other runners cannot, and the process then dies)
+HARD_CPU_DECISIONS = 2000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
-_libc = ctypes.CDLL(None, use_errno=True)
 _prctl = getattr(_libc, "prctl", None)
 
 
@@ -63,6 +70,18 @@ def resource_limits(limits: Limits, own_uid: bool) -> list[tuple[int, int]]:
     if own_uid:
         pairs.append((resource.RLIMIT_NPROC, MAX_TASKS))
     return pairs
+
+
+def cpu_hard_seconds(limits: Limits) -> int:
+    """The finite hard RLIMIT_CPU of a bot process: its start, its bank and ``HARD_CPU_DECISIONS`` decisions."""
+    return math.ceil((limits.start_ms + limits.bank_ms + limits.move_ms * HARD_CPU_DECISIONS) / 1000) \
+        + CPU_BACKSTOP_SLACK_S
+
+
+def no_new_privileges() -> None:
+    """Forbid this process and its children ever to gain privileges (set-user-id files, file capabilities)."""
+    if _prctl is not None:
+        _check(_prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
 
 
 def cpu_backstop_seconds(cpu_used_ns: int, allowed_ms: float) -> int:
@@ -89,17 +108,6 @@ def hidden_ancestors(paths: list[str], uid: int) -> list[str]:
             if hidden and folder not in found:
                 found.append(folder)
     return sorted(found, key=lambda folder: folder.count(os.sep))
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"{what}: {os.strerror(number)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
-    _check(_libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
 
 
 def open_folders(folders: list[str]) -> None:
@@ -131,14 +139,14 @@ def open_folders(folders: list[str]) -> None:
 
 
 def enter_namespaces(new_user: bool) -> None:
-    """Give this process new network, PID and mount namespaces (and a user namespace when not root).
+    """Give this process new network, PID, IPC and mount namespaces (and a user namespace when not root).
 
     A non-root runner needs the user namespace to make the others; it maps
     only the runner's own ids, so the bot stays an ordinary user inside and
     keeps no capability once it execs.
     """
     uid, gid = os.getuid(), os.getgid()
-    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | (_CLONE_NEWUSER if new_user else 0)
+    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | (_CLONE_NEWUSER if new_user else 0)
     _check(_libc.unshare(flags), "unshare")
     if new_user:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
@@ -147,7 +155,7 @@ def enter_namespaces(new_user: bool) -> None:
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
 
 
-def become_process_one() -> None:
+def become_process_one(mount_proc: bool = True) -> None:
     """Fork into the new PID namespace: the child returns (and execs the bot as its process 1).
 
     The parent stays outside as the bot's keeper: it holds none of the bot's
@@ -158,7 +166,8 @@ def become_process_one() -> None:
     child = os.fork()
     if child == 0:
         _die_with_parent()
-        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        if mount_proc:
+            _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         return
     os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     status = os.waitpid(child, 0)[1]
@@ -169,44 +178,61 @@ def become_process_one() -> None:
 
 
 def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
-            open_up: list[str] = (), namespaces: bool = False) -> Callable[[], None]:
-    """The function run in the child before ``exec``: namespaces, user id, limits, death with the runner.
+            open_up: list[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
+            readable: list[str] | None = None, scratch_mb: int = 64,
+            cgroup_files: list[str] = ()) -> Callable[[], None]:
+    """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits.
 
-    :param uid: (a root runner) the user id the bot becomes, after its mount
-        namespace lets that user pass ``open_up`` (:func:`open_folders`).
-    :param namespaces: new network, PID and mount namespaces (:func:`enter_namespaces`).
+    :param uid: (a root runner) the user id the bot becomes.
+    :param open_up: (own user id, no private root) folders the bot's user must be let through
+        (:func:`open_folders`).
+    :param namespaces: new network, PID, IPC and mount namespaces (:func:`enter_namespaces`).
+    :param readable: with namespaces, the bot gets a root of its own showing only these host paths,
+        read-only, and a private scratch of ``scratch_mb`` for /tmp, /dev/shm and its working folder
+        (:func:`arena.sandbox.jail.enter_root`); None: the host's filesystem.
+    :param cgroup_files: ``cgroup.procs`` files the process joins first (:mod:`arena.sandbox.cgroups`).
+    :param cpu_hard: the hard RLIMIT_CPU (finite: the bot cannot raise its soft limit past it).
 
-    Hard limits never rise above the runner's own. RLIMIT_CPU keeps the
-    runner's hard limit so that the runner can move the backstop up before
-    each decision (:func:`move_cpu_backstop`).
+    Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last.
     """
     settings = []
     for kind, value in pairs:
         hard = resource.getrlimit(kind)[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         settings.append((kind, (value, value)))
-    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    cpu_soft = cpu_seconds if cpu_hard == resource.RLIM_INFINITY else min(cpu_seconds, cpu_hard)
-    settings.append((resource.RLIMIT_CPU, (cpu_soft, cpu_hard)))
+    runner_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    cpu_hard = max(cpu_hard or cpu_seconds, cpu_seconds)
+    if runner_hard != resource.RLIM_INFINITY:
+        cpu_hard = min(cpu_hard, runner_hard)
+    settings.append((resource.RLIMIT_CPU, (min(cpu_seconds, cpu_hard), cpu_hard)))
     folders = list(open_up)
+    joins = list(cgroup_files)
 
     def apply() -> None:
         _die_with_parent()
+        for path in joins:
+            with open(path, "w") as handle:
+                handle.write("0")
         if namespaces:
             enter_namespaces(new_user=uid is None)
         elif uid is not None:
             _check(_libc.unshare(_CLONE_NEWNS), "unshare")
             _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
-        if uid is not None:
+        if uid is not None and readable is None:
             open_folders(folders)
         if namespaces:
-            become_process_one()
+            become_process_one(mount_proc=readable is None)
+            if readable is not None:
+                owner = (uid, uid) if uid is not None else (os.getuid(), os.getgid())
+                jail.enter_root(readable, scratch_mb, owner)
+                jail.limit_ipc(scratch_mb)
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
         for kind, values in settings:
             resource.setrlimit(kind, values)
+        no_new_privileges()
         _die_with_parent()
 
     return apply
@@ -215,15 +241,19 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
 def move_cpu_backstop(pid: int, cpu_seconds: int) -> int:
     """Set the RLIMIT_CPU soft limit of a running bot to ``cpu_seconds`` plus slack; the limit set.
 
+    Only a runner allowed to (root) raises the hard limit; others stop at it.
     Silently nothing when the bot is gone.
     """
     cpu_seconds += CPU_BACKSTOP_SLACK_S
     try:
         hard = resource.prlimit(pid, resource.RLIMIT_CPU)[1]
-        if hard != resource.RLIM_INFINITY:
-            cpu_seconds = min(cpu_seconds, hard)
+        if hard != resource.RLIM_INFINITY and cpu_seconds > hard:
+            if os.geteuid() == 0:
+                hard = cpu_seconds
+            else:
+                cpu_seconds = hard
         resource.prlimit(pid, resource.RLIMIT_CPU, (cpu_seconds, hard))
-    except (ProcessLookupError, PermissionError):
+    except (ProcessLookupError, PermissionError, OSError):
         pass
     return cpu_seconds
 

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import ast
 import functools
+import glob
 import os
+import re
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 
-from arena.sandbox import limits
+from arena.errors import SandboxError
+from arena.sandbox import cgroups, jail, limits
 from arena.sandbox.limits import UID_BASE, hidden_ancestors
+
+
+#: the protections a tournament file may require (``[sandbox] require``), and what each needs
+REQUIRABLE = {
+    "namespaces": "new user/PID/network/IPC/mount namespaces per bot",
+    "filesystem": "a private root per bot: only the runtime and its own files, a private /tmp",
+    "ipc": "a private IPC namespace and /dev/shm per bot",
+    "memory": "a memory cgroup per bot (memfd, /tmp, /dev/shm and SysV shm counted)",
+    "cpu": "a cgroup per bot: CPU of all its processes counted, all stopped between decisions",
+    "secret-seed": "deals drawn from a secret (checked by the tournament, not the sandbox)",
+}
 
 
 @dataclass(frozen=True)
@@ -20,42 +35,95 @@ class Protections:
     - ``root``: whether the runner runs as root;
     - ``own_user``: (root only) every bot runs as an unprivileged user id of
       its own, so it can neither write the runner's files nor signal it;
-    - ``namespaces``: bots get new network, PID and mount namespaces: no
+    - ``namespaces``: bots get new network, PID, IPC and mount namespaces: no
       network, and a private process tree that dies whole with the bot;
-    - ``cpu_clock``: how a bot's CPU time is read: ``process`` (the kernel's
+    - ``cpu_clock``: how a bot's CPU time is read without a cgroup: ``process`` (the kernel's
       per-process CPU clock, all threads), ``schedstat`` (the main thread's
-      ``/proc/PID/schedstat``) or ``wall`` (no CPU clock: wall time only).
+      ``/proc/PID/schedstat``) or ``wall`` (no CPU clock: wall time only);
+    - ``filesystem``: a private root (:mod:`arena.sandbox.jail`);
+    - ``memory_cgroup``, ``core_cgroup``, ``pids_cgroup``: per-bot cgroups (:mod:`arena.sandbox.cgroups`);
+    - ``fork_template``: Python bots are forked per game from a template, each game in namespaces of its own.
     """
 
     root: bool
     own_user: bool
     namespaces: bool
     cpu_clock: str
+    filesystem: bool = False
+    memory_cgroup: bool = False
+    core_cgroup: bool = False
+    pids_cgroup: bool = False
+    fork_template: bool = False
+    reasons: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def cgroups(self) -> bool:
+        return self.memory_cgroup or self.core_cgroup or self.pids_cgroup
+
+    def has(self, name: str) -> bool:
+        """Whether the protection ``name`` of :data:`REQUIRABLE` is on."""
+        return {
+            "namespaces": self.namespaces,
+            "filesystem": self.filesystem,
+            "ipc": self.namespaces and self.filesystem,
+            "memory": self.memory_cgroup,
+            "cpu": self.core_cgroup,
+            "secret-seed": True,
+        }[name]
+
+    def off(self) -> list[str]:
+        """What is off here, one phrase each (``name (why)``), e.g. for ``arena run``'s first line."""
+        why = dict(self.reasons)
+        return [f"{name} ({why.get(name, 'refused by this machine')})"
+                for name in REQUIRABLE if name != "secret-seed" and not self.has(name)]
 
     def rows(self) -> list[tuple[str, str, str]]:
         """``(protection, state, what it means)`` rows for ``arena sandbox``."""
+        why = dict(self.reasons)
+
+        def state(on: bool, name: str) -> str:
+            return "on" if on else f"off ({why.get(name, 'refused by this machine')})"
+
         if self.own_user:
             user = ("on", "each bot runs as a user id of its own: it cannot write the runner's files "
-                          "nor signal it, and has at most 128 processes and threads")
+                          "nor signal it")
         elif self.root:
             user = ("off (setting a user id failed)", "bots run as root: they can write what root can")
         else:
-            user = ("off (runner is not root)", "bots run as the runner's user")
-        timing = (("cpu (" + self.cpu_clock + ") + wall cap", "a decision is timed on the bot's CPU time; "
-                   "wall time counts at a third, so a sleeping bot cannot stall the game")
-                  if self.cpu_clock != "wall" else ("wall", "a decision is timed on the wall clock"))
-        spaces = "on" if self.namespaces else "off (namespaces refused here)"
+            user = ("off (runner is not root)", "bots run as the runner's user (in a user namespace)")
+        if self.core_cgroup:
+            timing = ("cpu (cgroup) + wall cap", "a decision is timed on the CPU time of all the bot's processes "
+                      "and threads; wall time counts at a third")
+        elif self.cpu_clock != "wall":
+            timing = (f"cpu ({self.cpu_clock}) + wall cap", "the bot's main process only: CPU its children "
+                      "burn is not charged")
+        else:
+            timing = ("wall", "a decision is timed on the wall clock")
         return [
             ("process per bot", "on", "each seat's bot runs in a process of its own, JSON lines over pipes"),
             ("time", *timing),
-            ("memory", "on", "memory_mb bounds private memory (RLIMIT_DATA); address space is capped too"),
+            ("stopped between decisions", "on (freezer)" if self.core_cgroup else "process group only (SIGSTOP)",
+             "all the bot's processes are frozen while others think" if self.core_cgroup else
+             "a child that leaves the bot's process group keeps running"),
+            ("memory", state(self.memory_cgroup, "memory"),
+             "a memory cgroup counts all the bot holds: heap, mappings, memfd, /tmp, /dev/shm, SysV shm"
+             if self.memory_cgroup else "RLIMIT_DATA/AS per process and a size-capped /tmp only"),
+            ("processes", "on (pids cgroup)" if self.pids_cgroup else ("on (RLIMIT_NPROC)" if self.own_user else
+             "off (no pids cgroup, no own user id)"), "at most 128 processes and threads per bot"),
             ("files", "on", "at most 256 open files, each written file at most memory_mb, no core dumps"),
             ("own user id", *user),
-            ("no network", spaces, "a network namespace of its own, with no interface up"),
-            ("private process tree", spaces,
-             "PID namespace: the bot sees and signals only its own processes; all die with it"
-             if self.namespaces else "the bot's process group (as root: its user id) is killed with it"),
-            ("seccomp", "off", "no system-call filter (see docs/sandbox.md)"),
+            ("private filesystem", state(self.filesystem, "filesystem"),
+             "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"),
+            ("private IPC", state(self.has("ipc"), "ipc"), "own IPC namespace and /dev/shm: no shared memory "
+             "or message queue with other bots"),
+            ("no network", state(self.namespaces, "namespaces"), "a network namespace of its own, no interface up"),
+            ("private process tree", state(self.namespaces, "namespaces"),
+             "PID namespace: the bot sees and signals only its own processes; all die with it"),
+            ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter",
+             "a game's bot is forked from a template that imported it, in namespaces of its own"
+             if self.fork_template else "each game starts the bot's host process afresh"),
+            ("no new privileges", "on", "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
+            ("seccomp", "off", "no system-call filter (see docs/security.md)"),
         ]
 
 
@@ -70,14 +138,50 @@ def _cpu_clock() -> str:
     return "wall"
 
 
-def _runs(own_user: bool, namespaces: bool) -> bool:
+@functools.cache
+def python_paths() -> list[str]:
+    """The runner's Python: its prefix (standard library, site-packages), and the packages installed
+    in editable mode (their folders lie outside the prefix: arena's own, the reference bots')."""
+    import arena
+
+    paths = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             os.path.dirname(os.path.abspath(arena.__file__))]
+    for folder in {path for path in sys.path if path.endswith("site-packages")}:
+        for finder in glob.glob(os.path.join(glob.escape(folder), "__editable___*_finder.py")):
+            try:
+                with open(finder) as handle:
+                    match = re.search(r"^MAPPING\b.*?=\s*(\{.*?\})\s*$", handle.read(), re.M)
+                paths += ast.literal_eval(match.group(1)).values() if match else []
+            except (OSError, ValueError, SyntaxError):
+                continue
+    return list(dict.fromkeys(path for path in paths if os.path.exists(path)))
+
+
+#: run in a jailed interpreter: make a game's namespaces and scratch as a template's fork does
+_FORK_TRIAL = """
+import os, sys
+from arena.sandbox import jail, limits
+limits.enter_namespaces(new_user=True)
+pid = os.fork()
+if pid == 0:
+    jail.mount_proc(); jail.fresh_scratch(8, (os.getuid(), os.getgid())); jail.drop_capabilities()
+    open("/tmp/x", "w").write("x"); os._exit(0)
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+def _runs(own_user: bool, namespaces: bool, filesystem: bool = False, code: str = "") -> bool:
     """Whether Python starts as a bot would (as root: under a user id of its own)."""
     needed = [sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix]
-    open_up = hidden_ancestors([path for path in needed if os.path.exists(path)], UID_BASE) if own_user else []
-    preexec = limits.preexec([], 60, uid=UID_BASE if own_user else None, open_up=open_up, namespaces=namespaces)
+    open_up = (hidden_ancestors([path for path in needed if os.path.exists(path)], UID_BASE)
+               if own_user and not filesystem else [])
+    readable = jail.readable_paths(python_paths()) if filesystem else None
+    preexec = limits.preexec([], 60, uid=UID_BASE if own_user else None, open_up=open_up, namespaces=namespaces,
+                             readable=readable, scratch_mb=16)
+    env = {"PATH": os.defpath, "PYTHONPATH": os.path.dirname(python_paths()[-1]), "HOME": "/"}
     try:
-        completed = subprocess.run([sys.executable, "-c", ""], stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        completed = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                                    timeout=30, cwd="/", preexec_fn=preexec)
     except (OSError, subprocess.SubprocessError):
         return False
@@ -93,4 +197,41 @@ def protections() -> Protections:
         ((own_user, namespaces) for own_user, namespaces in trials
          if (not own_user and not namespaces) or _runs(own_user, namespaces)),
     )
-    return Protections(root=root, own_user=own_user, namespaces=namespaces, cpu_clock=_cpu_clock())
+    reasons = []
+    if not namespaces:
+        reasons += [(name, "namespaces refused") for name in ("namespaces", "filesystem", "ipc")]
+    filesystem = namespaces and _runs(own_user, namespaces, filesystem=True,
+                                      code="import os; assert os.path.isdir('/tmp') and not os.path.exists('/root/.bashrc')")
+    if namespaces and not filesystem:
+        reasons += [("filesystem", "mounting a private root refused"), ("ipc", "no private /dev/shm")]
+    fork_template = filesystem and _runs(own_user, namespaces, filesystem=True, code=_FORK_TRIAL)
+    where = cgroups.hierarchies()
+    if not where.memory:
+        reasons.append(("memory", "no memory cgroup can be made here: rlimits and a size-capped /tmp only"))
+    if not where.core:
+        reasons.append(("cpu", "no cgroup v2 folder can be made here: main process timed, process group stopped"))
+    return Protections(root=root, own_user=own_user, namespaces=namespaces, cpu_clock=_cpu_clock(),
+                       filesystem=filesystem, memory_cgroup=bool(where.memory), core_cgroup=bool(where.core),
+                       pids_cgroup=bool(where.pids), fork_template=fork_template, reasons=tuple(reasons))
+
+
+def check_required(names: list[str]) -> None:
+    """Raise :class:`SandboxError` naming every protection in ``names`` that is off on this machine.
+
+    ``secret-seed`` is known but not the sandbox's to check (the tournament checks it).
+    """
+    unknown = [name for name in names if name not in REQUIRABLE]
+    if unknown:
+        raise SandboxError(f"unknown sandbox protection {unknown[0]!r} (known: {', '.join(REQUIRABLE)})")
+    here = protections()
+    missing = [phrase for phrase in here.off() if phrase.split(" ", 1)[0] in names]
+    if missing:
+        raise SandboxError("required sandbox protections are off on this machine: " + "; ".join(missing))
+
+
+def weaknesses() -> str:
+    """One line saying which protections are off here (for ``arena run``'s first line), or that all are on."""
+    off = protections().off()
+    if not off:
+        return "sandbox: every protection is on (namespaces, filesystem, ipc, memory, cpu)"
+    return "sandbox: OFF on this machine: " + "; ".join(off)

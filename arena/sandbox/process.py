@@ -20,12 +20,12 @@ replaces it because ``healthy`` is false).
 
 from __future__ import annotations
 
-import collections
 import logging
 import os
 import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +37,10 @@ import orjson
 from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import limits as sandbox_limits
+from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.jail import HOME, covered
+from arena.safetext import cap_detail
+from arena.sandbox.output import StderrCapture
 from arena.sandbox.probe import Protections
 from arena.sandbox.probe import protections as detected_protections
 
@@ -44,10 +48,6 @@ from arena.sandbox.probe import protections as detected_protections
 WALL_FACTOR = 3
 #: Longest reply line read; a longer one is malformed and ends the process.
 MAX_LINE = 1 << 20
-#: Bytes of a bot's stderr kept in memory (the tail shown in crash details).
-STDERR_KEEP = 64 << 10
-#: Bytes of a bot's stderr logged per game (logger ``arena.bot.NAME``, level INFO).
-STDERR_LOG_LIMIT = 256 << 10
 #: Environment variables a bot inherits from the runner; nothing else (no tokens).
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -81,20 +81,57 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+class ForkedGame:
+    """A game's bot forked by a template (:mod:`arena.sandbox.host`): what the adapter needs of a ``Popen``.
+
+    ``pid`` is the game's keeper, ``bot_pid`` the bot (its PID namespace's
+    process 1); the exit status comes from the keeper over the template's control socket.
+    """
+
+    def __init__(self, owner: "ProcessBot", number: int, keeper: int, bot_pid: int) -> None:
+        self.owner = owner
+        self.number = number
+        self.pid = keeper
+        self.bot_pid = bot_pid
+        self.returncode: int | None = None
+        self.stdin = self.stdout = self.stderr = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.owner._read_control(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = time.monotonic() + (30 if timeout is None else timeout)
+        while self.returncode is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired("bot", timeout)
+            self.owner._read_control(remaining)
+        return self.returncode
+
+
 class ProcessBot:
-    """A bot in a sandboxed process of its own, reused across games until it fails.
+    """A bot in a sandboxed process of its own.
 
     :param name: the entrant's name.
-    :param argv: the bot's command line.
-    :param isolate: put the bot in the sandbox (limits, own user, namespaces);
+    :param argv: the bot's command line (for a template: the host's).
+    :param isolate: put the bot in the sandbox (limits, own user, namespaces, cgroups);
         false runs it as a plain child process, timed the same way.
     :param cwd: its working folder (default: a private folder, also its HOME).
     :param env: extra environment variables.
+    :param readable: the host paths the bot may read (its own files and runtime, see
+        :mod:`arena.sandbox.jail`), where the machine allows a private root.
+    :param template: ``argv`` starts a template (``host.py``) and each game is a fresh bot forked from it.
+
+    Between games the adapter keeps its process (``reuse``) or ends it
+    (:meth:`finish_game`: a template keeps only the template).
     """
 
     def __init__(self, name: str, argv: list[str], limits: Limits, *, isolate: bool = True,
                  cwd: str | None = None, env: dict | None = None,
-                 protections: Protections | None = None) -> None:
+                 protections: Protections | None = None, readable: list[str] | None = None,
+                 template: bool = False) -> None:
         self.name = name
         self.argv = list(argv)
         self.limits = limits
@@ -102,60 +139,86 @@ class ProcessBot:
         self.cwd = cwd
         self.extra_env = env
         self.protections = protections or detected_protections()
+        self.readable = readable if isolate and self.protections.filesystem else None
+        self.template = template and isolate and self.protections.fork_template
         self.has_cpu_clock = self.protections.cpu_clock != "wall"
         #: wall time counts at 1/wall_factor; without a CPU clock, in full
         self.wall_factor = WALL_FACTOR if self.has_cpu_clock else 1
         self.clock = "cpu" if self.has_cpu_clock else "wall"
         self.healthy = True
-        self.stderr_tail = collections.deque(maxlen=STDERR_KEEP)
-        self.stderr_log = logging.getLogger(f"arena.bot.{name}")
-        self.stderr_partial = b""
-        self.stderr_logged = 0
-        self.process: subprocess.Popen | None = None
+        self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
+        self.process: Any = None
+        self.cgroup: BotCgroup | None = None
+        self.template_process: subprocess.Popen | None = None
         self.spawn_error: str | None = None
+        self.games = 0
         self._spawn()
 
     # -- the process --
 
+    def _preexec(self, uid: int | None) -> Any:
+        """The sandbox of a new process: limits, own user, namespaces, private root, cgroups."""
+        self.cpu_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
+                               + sandbox_limits.CPU_BACKSTOP_SLACK_S)
+        own_uid = uid is not None
+        return sandbox_limits.preexec(
+            sandbox_limits.resource_limits(self.limits, own_uid=own_uid), self.cpu_backstop_s, uid=uid,
+            open_up=(sandbox_limits.hidden_ancestors(self._paths_needed(), uid)
+                     if own_uid and self.readable is None else []),
+            namespaces=self.protections.namespaces, cpu_hard=sandbox_limits.cpu_hard_seconds(self.limits),
+            readable=self.readable, scratch_mb=self.limits.memory_mb,
+            cgroup_files=self.cgroup.join_files if self.cgroup else [])
+
+    def _new_cgroup(self) -> None:
+        if self.isolate and self.protections.cgroups:
+            try:
+                self.cgroup = BotCgroup(self.limits.memory_mb, sandbox_limits.MAX_TASKS)
+            except OSError:
+                self.cgroup = None
+
     def _spawn(self) -> None:
-        """Start the process (a failure is kept and reported by the next ``start``)."""
+        """Start the process, or fork a game from the template (a failure is kept and reported by ``start``)."""
         self.buffer = bytearray()
         self.resync = False
+        self.stderr_capture.new_game()
+        if self.template:
+            self._fork_game()
+            return
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         self.uid = None
-        command = list(self.argv)
         preexec = None
         if self.isolate:
             if self.protections.own_user:
                 self.uid = _uid_pool().take()
                 os.chown(self.workdir, self.uid, self.uid)
-            self.cpu_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
-                                   + sandbox_limits.CPU_BACKSTOP_SLACK_S)
-            own_uid = self.uid is not None
-            preexec = sandbox_limits.preexec(
-                sandbox_limits.resource_limits(self.limits, own_uid=own_uid), self.cpu_backstop_s, uid=self.uid,
-                open_up=sandbox_limits.hidden_ancestors(self._paths_needed(), self.uid) if own_uid else [],
-                namespaces=self.protections.namespaces)
+            self._new_cgroup()
+            preexec = self._preexec(self.uid)
         self.forks = self.isolate and self.protections.namespaces
+        home = HOME if self.readable is not None else self.workdir
         try:
             self.process = subprocess.Popen(
-                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=self.cwd or self.workdir, env=bot_environment(self.workdir, self.extra_env),
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, cwd=self.cwd or self.workdir, env=bot_environment(home, self.extra_env),
                 start_new_session=True, close_fds=True, preexec_fn=preexec)
         except (OSError, subprocess.SubprocessError) as error:
             self.spawn_error = f"cannot start {self.argv[0]!r}: {getattr(error, 'strerror', None) or error}"
             self._cleanup()
             return
         self.spawn_error = None
-        self.stdin = self.process.stdin.fileno()
-        self.stdout = self.process.stdout.fileno()
-        self.stderr = self.process.stderr.fileno()
+        self._take_pipes(self.process.stdin.fileno(), self.process.stdout.fileno(), self.process.stderr.fileno())
+        self.pid = self._bot_pid()
+        self._watch_clock()
+        self.cpu_mark = 0
+
+    def _take_pipes(self, stdin: int, stdout: int, stderr: int) -> None:
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         for fd in (self.stdin, self.stdout, self.stderr):
             os.set_blocking(fd, False)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.stdout, selectors.EVENT_READ)
         self.selector.register(self.stderr, selectors.EVENT_READ)
-        self.pid = self._bot_pid()
+
+    def _watch_clock(self) -> None:
         self.cpu_clock_id = ((~self.pid) << 3) | 2
         self.schedstat_fd = None
         if self.protections.cpu_clock == "schedstat":
@@ -163,6 +226,185 @@ class ProcessBot:
                 self.schedstat_fd = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY)
             except OSError:
                 pass
+
+    # -- the template and its games --
+
+    def _start_template(self) -> None:
+        """Start the template (``host.py`` with ``template``), in the sandbox, and wait until it imported the bot."""
+        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.uid = _uid_pool().take() if self.protections.own_user else None
+        if self.uid is not None:
+            os.chown(self.workdir, self.uid, self.uid)
+        self._new_cgroup()
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        output_r, output_w = os.pipe()
+        env = bot_environment(HOME if self.readable is not None else self.workdir, self.extra_env)
+        env["ARENA_CONTROL_FD"] = str(theirs.fileno())
+        try:
+            self.template_process = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w, cwd=self.cwd or self.workdir,
+                env=env, start_new_session=True, close_fds=True, pass_fds=(theirs.fileno(),),
+                preexec_fn=self._preexec(self.uid))
+        except (OSError, subprocess.SubprocessError) as error:
+            self.spawn_error = f"cannot start the template of {self.name}: {error}"
+            return
+        finally:
+            theirs.close()
+            os.close(output_w)
+        self.template_output = output_r
+        os.set_blocking(output_r, False)
+        self.forks = True
+        self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
+        reply = self._control_message(self.limits.start_ms * WALL_FACTOR / 1000 + 5)
+        self._drain_template_output()
+        if not reply or not reply.get("ready"):
+            self.spawn_error = "the template could not import the bot" + (
+                f"; stderr: {self.stderr_capture.last_line()}" if self.stderr_capture.last_line() else "")
+            self._close_template()
+
+    def _drain_template_output(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.template_output, 65536)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self.stderr_capture.feed(chunk)
+
+    def _control_message(self, timeout: float) -> dict | None:
+        """The next message of the template (None after ``timeout`` seconds or when it is gone)."""
+        selector = selectors.DefaultSelector()
+        selector.register(self.control, selectors.EVENT_READ)
+        try:
+            if not selector.select(timeout):
+                return None
+        finally:
+            selector.close()
+        try:
+            data = self.control.recv(4096)
+        except OSError:
+            return None
+        return orjson.loads(data) if data else None
+
+    def _read_control(self, timeout: float) -> None:
+        """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
+        message = self._control_message(timeout)
+        if message is None:
+            if self.template_process is not None and self.template_process.poll() is not None:
+                if self.process is not None and self.process.returncode is None:
+                    self.process.returncode = -signal.SIGKILL
+            return
+        if "exited" in message and self.process is not None and message.get("game") == self.process.number:
+            self.process.returncode = message["exited"]
+
+    @staticmethod
+    def _children_of(pid: int, wait: bool = False) -> int | None:
+        """The newest child of ``pid`` (as this runner sees it), waiting up to 5 s for one with ``wait``."""
+        deadline = time.monotonic() + (5 if wait else 0)
+        while True:
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
+                    pids = handle.read().split()
+            except OSError:
+                return None
+            if pids:
+                return int(pids[-1])
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.0002)
+
+    def _fork_game(self) -> None:
+        """A fresh bot for this game, forked from the template (started first if need be)."""
+        if self.template_process is None or self.template_process.poll() is not None:
+            self._close_template()
+            self._start_template()
+            if self.spawn_error:
+                return
+        self.games += 1
+        pipes = [os.pipe() for _ in range(3)]
+        ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        if self.cgroup:
+            self.cgroup.thaw()
+        try:
+            socket.send_fds(self.control, [orjson.dumps({"game": self.games, "memory_mb": self.limits.memory_mb,
+                                                         "keep": covered(self.readable or [])})],
+                            theirs)
+        except OSError:
+            reply = None
+        else:
+            reply = None
+            deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
+            while reply is None or reply.get("game") != self.games:
+                reply = self._control_message(max(deadline - time.monotonic(), 0))
+                if reply is None:
+                    break
+        for fd in theirs:
+            os.close(fd)
+        if not reply or "forked" not in reply:
+            for fd in ours:
+                os.close(fd)
+            self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
+            self._close_template()
+            return
+        keeper = self._keeper_of(reply["forked"])
+        bot_pid = self._children_of(keeper, wait=True) if keeper else None
+        self.process = ForkedGame(self, self.games, keeper or 0, bot_pid or 0)
+        if not keeper or not bot_pid:
+            self.spawn_error = f"the game of {self.name} did not start"
+            for fd in ours:
+                os.close(fd)
+            self.process = None
+            return
+        self.spawn_error = None
+        self._take_pipes(*ours)
+        self.pid = bot_pid
+        self._watch_clock()
+        self.cpu_mark = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+
+    def _keeper_of(self, inner_pid: int) -> int | None:
+        """The runner's id of the template's child ``inner_pid`` (an id in the template's PID namespace)."""
+        try:
+            with open(f"/proc/{self.template_pid}/task/{self.template_pid}/children", "rb") as handle:
+                children = [int(pid) for pid in handle.read().split()]
+        except OSError:
+            return None
+        for pid in children:
+            try:
+                with open(f"/proc/{pid}/status", "rb") as handle:
+                    for line in handle:
+                        if line.startswith(b"NSpid:") and int(line.split()[-1]) == inner_pid:
+                            return pid
+            except (OSError, ValueError):
+                continue
+        return None
+
+    def _close_template(self) -> None:
+        """End the template and all its games; remove its cgroup."""
+        if self.template_process is not None:
+            try:
+                os.kill(self.template_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                os.killpg(self.template_process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if self.cgroup:
+                self.cgroup.kill()
+            self.template_process.wait()
+            self.template_process = None
+            self.control.close()
+            os.close(self.template_output)
+        if self.cgroup:
+            self.cgroup.remove()
+            self.cgroup = None
+        if getattr(self, "workdir", None):
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        if getattr(self, "uid", None) is not None:
+            _uid_pool().give_back(self.uid)
+            self.uid = None
 
     def _paths_needed(self) -> list[str]:
         """What a bot with its own user id must reach: the runner's Python, its cwd, its program's files."""
@@ -193,7 +435,12 @@ class ProcessBot:
         return self.process is not None and self.process.poll() is None
 
     def cpu_ns(self) -> int:
-        """CPU time the bot's process has used (all its threads), or 0 without a CPU clock."""
+        """CPU time the bot has used: all its processes and threads (a cgroup), else its main process."""
+        if self.cgroup is not None and self.cgroup.core:
+            try:
+                return self.cgroup.cpu_ns()
+            except (OSError, ValueError, IndexError):
+                return 0
         if self.protections.cpu_clock == "process":
             try:
                 return time.clock_gettime_ns(self.cpu_clock_id)
@@ -206,6 +453,27 @@ class ProcessBot:
                 return 0
         return 0
 
+    def _pause(self) -> None:
+        """Stop every process of the bot until its next message (freezer; else its process group)."""
+        if self.cgroup is not None and self.cgroup.core:
+            self.cgroup.freeze()
+        elif self.isolate and self.process is not None:
+            try:
+                os.killpg(os.getpgid(self.pid), signal.SIGSTOP)
+                self.stopped = True
+            except OSError:
+                pass
+
+    def _resume(self) -> None:
+        if self.cgroup is not None and self.cgroup.core:
+            self.cgroup.thaw()
+        elif getattr(self, "stopped", False):
+            self.stopped = False
+            try:
+                os.killpg(os.getpgid(self.pid), signal.SIGCONT)
+            except OSError:
+                pass
+
     def _kill(self) -> None:
         """SIGKILL the bot and everything it started, and reap it.
 
@@ -215,6 +483,18 @@ class ProcessBot:
         """
         if self.process is None:
             return
+        if isinstance(self.process, ForkedGame):
+            try:
+                os.kill(self.process.bot_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.kill(self.process.pid, signal.SIGKILL)
+            return
+        if self.cgroup is not None:
+            self.cgroup.kill()
         if self.forks and self.pid != self.process.pid:
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -230,39 +510,63 @@ class ProcessBot:
         self.process.wait()
 
     def _cleanup(self) -> None:
-        """Release what the process held: pipes, selector, work folder, user id."""
+        """Release what the process held: pipes, selector, work folder, user id, cgroup (a template's stay)."""
         if self.process is not None:
             self.selector.close()
-            for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
+            if isinstance(self.process, ForkedGame):
+                for fd in (self.stdin, self.stdout, self.stderr):
+                    os.close(fd)
+            else:
+                for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+                    try:
+                        pipe.close()
+                    except OSError:
+                        pass
             if self.schedstat_fd is not None:
                 os.close(self.schedstat_fd)
             self.process = None
+        if self.template:
+            return
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self.uid is not None:
             _uid_pool().give_back(self.uid)
             self.uid = None
 
-    def close(self) -> None:
-        """Kill the bot's processes and free everything (the adapter can still ``start`` again)."""
+    def finish_game(self) -> None:
+        """End this game's process (and everything it started); a template stays for the next game."""
         if self.process is not None:
+            self._resume()
             self._drain_stderr()
         self._kill()
         self._cleanup()
+        self.stderr_capture.end_game()
+        if self.template and self.cgroup is not None:
+            self.cgroup.freeze()  # the template waits frozen: nothing of the bot runs between games
+
+    def close(self) -> None:
+        """Kill the bot's processes (a template too) and free everything (the adapter can still ``start`` again)."""
+        self.finish_game()
+        if self.template:
+            self._close_template()
 
     def _stop(self) -> None:
         """After a timeout or crash: kill it now, restart it for its next game."""
         self.healthy = False
-        self.close()
+        self.finish_game()
 
     # -- stderr --
 
     def _drain_stderr(self) -> bool:
-        """Move what the bot wrote on stderr into the tail; False at end of file."""
-        while True:
+        """Move what the bot wrote on stderr into its capture; False at end of file.
+
+        Past the game's cap, reads are only counted (at most 16 a call, so that
+        a flood cannot hold the runner here).
+        """
+        capture = self.stderr_capture
+        for _ in range(16):
             try:
                 chunk = os.read(self.stderr, 65536)
             except BlockingIOError:
@@ -273,32 +577,16 @@ class ProcessBot:
                 if self.stderr in self.selector.get_map():
                     self.selector.unregister(self.stderr)
                 return False
-            self.stderr_tail.extend(chunk)
-            self._log_stderr(chunk)
-
-    def _log_stderr(self, chunk: bytes) -> None:
-        """Log the bot's complete stderr lines, up to ``STDERR_LOG_LIMIT`` bytes a game."""
-        *lines, self.stderr_partial = (self.stderr_partial + chunk).split(b"\n")
-        if len(self.stderr_partial) > STDERR_KEEP:
-            lines.append(self.stderr_partial)
-            self.stderr_partial = b""
-        for line in lines:
-            if self.stderr_logged > STDERR_LOG_LIMIT:
-                return
-            self.stderr_logged += len(line) + 1
-            if self.stderr_logged > STDERR_LOG_LIMIT:
-                self.stderr_log.info("[more than %d KiB of stderr this game: the rest is not logged]",
-                                     STDERR_LOG_LIMIT >> 10)
-            else:
-                self.stderr_log.info("%s", line.decode("utf-8", "replace"))
+            capture.feed(chunk)
+        return True
 
     def stderr_text(self) -> str:
         """The kept tail of the bot's stderr."""
-        return bytes(self.stderr_tail).decode("utf-8", "replace")
+        return self.stderr_capture.text()
 
     def _last_words(self) -> str:
-        lines = [line.strip() for line in self.stderr_text().splitlines() if line.strip()]
-        return f"; stderr: {lines[-1][:300]}" if lines else ""
+        line = self.stderr_capture.last_line()
+        return f"; stderr: {line}" if line else ""
 
     # -- the exchange --
 
@@ -362,8 +650,10 @@ class ProcessBot:
             status = self.process.poll()
             if status is None:
                 detail = what
-            elif status < 0:
-                detail = f"was killed by {_signal_name(-status)}"
+            elif status < 0 or status == 128 + signal.SIGKILL:
+                detail = f"was killed by {_signal_name(-status if status < 0 else signal.SIGKILL)}"
+                if self.cgroup is not None and self.cgroup.memory_kills():
+                    detail += f" (over its memory limit of {self.limits.memory_mb} MB)"
             else:
                 detail = f"exited with status {status}"
             self._kill()
@@ -378,9 +668,11 @@ class ProcessBot:
         """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged."""
         if self.resync:
             self._discard_stale()
-        cpu_before = self.cpu_ns()
+        self._resume()
+        # with a cgroup, CPU since the last answer counts too (the moment before the freezer stopped it)
+        cpu_before = self.cpu_mark if self.cgroup is not None and self.cgroup.core else self.cpu_ns()
         if self.isolate and self.has_cpu_clock:
-            needed = sandbox_limits.cpu_backstop_seconds(cpu_before, limit_ms)
+            needed = sandbox_limits.cpu_backstop_seconds(self.cpu_ns(), limit_ms)
             if needed > self.cpu_backstop_s:
                 self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(self.pid, needed)
         began = time.perf_counter()
@@ -407,7 +699,10 @@ class ProcessBot:
                     self._drain_stderr()
                 elif not self._read_stdout():
                     raise self._crash("closed its standard output")
-        cpu_ms = (self.cpu_ns() - cpu_before) / 1e6
+        if self.isolate:
+            self._pause()
+        self.cpu_mark = self.cpu_ns()
+        cpu_ms = (self.cpu_mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
         line = bytes(buffer[:newline])
         del buffer[:newline + 1]
@@ -420,7 +715,7 @@ class ProcessBot:
             return orjson.loads(line), used
         except ValueError:
             self.resync = True
-            raise BotMalformed(f"{what}: not one JSON object on one line: {line[:120]!r}") from None
+            raise BotMalformed(cap_detail(f"{what}: not one JSON object on one line: {line[:120]!r}")) from None
 
     def _timeout(self, what: str, cpu_ms: float, wall_ms: float, limit_ms: float, answered: bool) -> BotTimeout:
         by_cpu = self.wall_factor != 1 and cpu_ms >= wall_ms / self.wall_factor
@@ -441,14 +736,15 @@ class ProcessBot:
     def start(self, info: dict, limit_ms: float) -> None:
         """Send ``start`` (starting the process afresh if it is not running) and wait for ready."""
         if not self.running:
-            self.close()
+            self.finish_game()
             self._spawn()
             if self.spawn_error:
                 self.healthy = False
-                raise BotCrashed(self.spawn_error)
+                raise BotCrashed(cap_detail(self.spawn_error))
+        else:
+            self.stderr_capture.new_game()
         self.healthy = True
         self.clock = "cpu" if self.has_cpu_clock else "wall"
-        self.stderr_logged = 0
         reply, _ = self._exchange(info, limit_ms, "start")
         if reply != READY:
             raise BotMalformed(f'start: expected {{"type": "ready"}}, got {str(reply)[:120]}')
@@ -464,6 +760,7 @@ class ProcessBot:
         """Send ``end`` (no reply expected); a bot already gone is restarted for its next game."""
         if self.process is None:
             return
+        self._resume()
         try:
             self._send(info, time.perf_counter() + self.limits.move_ms * self.wall_factor / 1000)
         except (BotCrashed, BotTimeout):

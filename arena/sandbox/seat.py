@@ -1,7 +1,8 @@
-"""Opening a sandboxed seat: the command that runs an entrant, external program or hosted Python bot."""
+"""Opening a sandboxed seat: the command that runs an entrant, and what of the machine it may read."""
 
 from __future__ import annotations
 
+import glob
 import importlib.machinery
 import os
 import sys
@@ -13,7 +14,12 @@ import arena
 from arena.entrants import Entrant
 from arena.errors import BadBotSpec, UnknownBot
 from arena.match import Limits
+from arena.sandbox.jail import readable_paths
+from arena.sandbox.probe import python_paths
 from arena.sandbox.process import ProcessBot
+
+#: a folder holding any of these is not shown whole to a bot, only the files its command names
+PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
 
 
 def open_process_bot(entrant: Entrant, limits: Limits, plugins: Any, isolate: bool = True) -> ProcessBot:
@@ -21,6 +27,7 @@ def open_process_bot(entrant: Entrant, limits: Limits, plugins: Any, isolate: bo
 
     The process starts at once, so that several seats boot in parallel; a
     program that cannot be started is reported as a crash by ``start``.
+    Python bots are forked per game from a template unless ``limits.reuse``.
     """
     if entrant.kind == "cmd":
         try:
@@ -29,13 +36,59 @@ def open_process_bot(entrant: Entrant, limits: Limits, plugins: Any, isolate: bo
             raise BadBotSpec(f"bot {entrant.name}: cannot split the command {entrant.target!r}: {error}") from None
         if not argv:
             raise BadBotSpec(f"bot {entrant.name}: empty command")
-        return ProcessBot(entrant.name, argv, limits, isolate=isolate, cwd=os.getcwd())
-    return ProcessBot(entrant.name, host_command(entrant, plugins), limits, isolate=isolate,
-                      env={"PYTHONPATH": os.path.dirname(os.path.dirname(arena.__file__))})
+        argv, own = program_files(argv, os.getcwd())
+        return ProcessBot(entrant.name, argv, limits, isolate=isolate, cwd=os.getcwd(),
+                          readable=readable_paths(own + python_paths()))
+    command, own = host_command(entrant, plugins, template=not limits.reuse)
+    return ProcessBot(entrant.name, command, limits, isolate=isolate,
+                      env={"PYTHONPATH": os.path.dirname(os.path.dirname(arena.__file__))},
+                      readable=readable_paths(own + python_paths()), template=not limits.reuse)
 
 
-def host_command(entrant: Entrant, plugins: Any) -> list[str]:
-    """The command line of the host process for a plugin or ``py:`` bot."""
+def shows_private(folder: str) -> bool:
+    """Whether ``folder`` holds what a bot must not see (a tournament file, a store, a log, secrets)."""
+    folder = os.path.abspath(folder)
+    if folder in ("/", os.path.abspath(os.getcwd()), os.path.expanduser("~")):
+        return True
+    return any(glob.glob(os.path.join(glob.escape(folder), mark)) for mark in PRIVATE_MARKS)
+
+
+def program_files(argv: list[str], cwd: str) -> tuple[list[str], list[str]]:
+    """``argv`` with paths made absolute, and what the bot may read: the folders of the files it names.
+
+    A folder that also holds private things (:func:`shows_private`) is not
+    shown; only the files named are.
+    """
+    command: list[str] = []
+    own: list[str] = []
+    for number, part in enumerate(argv):
+        path = part if os.path.isabs(part) else os.path.join(cwd, part)
+        if (number > 0 or os.sep in part) and os.path.exists(path):
+            path = os.path.abspath(path)
+            command.append(path)
+            folder = path if os.path.isdir(path) else os.path.dirname(path)
+            own.append(path if shows_private(folder) else folder)
+        else:
+            command.append(part)
+    return command, own
+
+
+def module_files(module: str, path: list[str]) -> list[str]:
+    """What a bot in ``module`` (found on ``path``) may read: its top-level package, or its module's folder."""
+    top = module.partition(".")[0]
+    loaded = sys.modules.get(top)
+    spec = getattr(loaded, "__spec__", None) or importlib.machinery.PathFinder.find_spec(top, path)
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return list(spec.submodule_search_locations)
+    origin = spec.origin or ""
+    folder = os.path.dirname(origin)
+    return [origin] if shows_private(folder) else [folder]
+
+
+def host_command(entrant: Entrant, plugins: Any, template: bool = False) -> tuple[list[str], list[str]]:
+    """The command line of the host process for a plugin or ``py:`` bot, and the files the bot may read."""
     path = [os.path.abspath(entry) for entry in sys.path] + [os.getcwd()]
     if entrant.kind == "py":
         module = entrant.target.partition(":")[0]
@@ -44,10 +97,13 @@ def host_command(entrant: Entrant, plugins: Any) -> list[str]:
         spec = {"factory": entrant.target, "options": entrant.options}
     else:
         info = plugins.bot(entrant.target)
+        module = getattr(info.factory, "__module__", "") or ""
         spec = {"factory": importable_name(info.factory), "bot": info.name,
                 "options": {**info.options, **entrant.options}}
+    own = module_files(module, path) if module else []
     spec["path"] = path
-    return [sys.executable, "-m", "arena.sandbox.host", orjson.dumps(spec).decode()]
+    spec["template"] = template
+    return [sys.executable, "-m", "arena.sandbox.host", orjson.dumps(spec).decode()], own
 
 
 def importable_name(factory: Any) -> str | None:

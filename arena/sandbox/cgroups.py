@@ -1,0 +1,227 @@
+"""A cgroup per bot: the memory, CPU time and number of all its processes, and stopping them at once.
+
+The runner uses what it may create here (root, or a delegated hierarchy):
+the v1 ``memory`` controller (everything the bot's processes hold: heap,
+mappings, memfd, tmpfs pages of its /tmp and /dev/shm, System V shm; the same
+limit on memory plus swap), the v1 ``pids`` controller (processes and
+threads), and the v2 core files, which need no controller: ``cgroup.freeze``
+(the whole process tree stopped between decisions; unlike the v1 freezer, a
+frozen task still dies of SIGKILL, so a frozen bot dies with the runner),
+``cpu.stat`` (CPU time of every process and thread, also those already gone)
+and ``cgroup.kill``. A machine with v2 only (the memory and pids controllers
+delegated in the unified hierarchy) is served through the same files.
+
+Bot processes join their cgroups themselves, between ``fork`` and ``exec``
+(:attr:`BotCgroup.join_files`), so the bot's first instruction is already counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+MOUNTS = "/proc/self/mounts"
+_names = itertools.count()
+
+
+@dataclass(frozen=True)
+class Hierarchies:
+    """Where each part lives here (None: not usable): folders under which a bot's cgroup can be made."""
+
+    memory: str | None  # v1 memory controller, or a v2 folder with the memory controller on
+    pids: str | None
+    core: str | None  # a v2 folder: freeze, kill, cpu.stat
+    memory_v2: bool = False
+
+
+def _own_path(controller: str) -> str:
+    """This process's cgroup path in the v1 hierarchy of ``controller`` ("" for v2)."""
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            if controller in controllers.split(","):
+                return path
+    return "/"
+
+
+def _mounts() -> tuple[dict[str, str], str | None]:
+    """The v1 mount point of each controller, and the v2 mount point."""
+    v1: dict[str, str] = {}
+    v2 = None
+    with open(MOUNTS) as handle:
+        for line in handle:
+            _, point, kind, options = line.split()[:4]
+            if kind == "cgroup2":
+                v2 = v2 or point
+            elif kind == "cgroup":
+                for option in options.split(","):
+                    v1.setdefault(option, point)
+    return v1, v2
+
+
+def _try_folder(parent: str, probe_file: str) -> str | None:
+    """``parent/arena`` when this process can make cgroups in it (``probe_file`` present), else None."""
+    folder = os.path.join(parent, "arena")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        test = os.path.join(folder, f"probe-{os.getpid()}")
+        os.mkdir(test)
+        try:
+            usable = os.path.exists(os.path.join(test, probe_file)) and os.access(
+                os.path.join(test, "cgroup.procs"), os.W_OK)
+        finally:
+            os.rmdir(test)
+    except OSError:
+        return None
+    return folder if usable else None
+
+
+@functools.cache
+def hierarchies() -> Hierarchies:
+    """What this runner can use (found once per process)."""
+    try:
+        v1, v2 = _mounts()
+    except OSError:
+        return Hierarchies(None, None, None)
+    core = None
+    if v2:
+        own = "/"
+        try:
+            with open("/proc/self/cgroup") as handle:
+                own = next((line.split(":", 2)[2].strip() for line in handle if line.startswith("0::")), "/")
+        except OSError:
+            pass
+        core = _try_folder(v2 + own.rstrip("/"), "cgroup.freeze")
+    memory = pids = None
+    memory_v2 = False
+    if "memory" in v1:
+        memory = _try_folder(v1["memory"] + _own_path("memory").rstrip("/"), "memory.limit_in_bytes")
+    elif core:
+        memory = _try_folder(os.path.dirname(core), "memory.max")
+        memory_v2 = memory is not None
+    if "pids" in v1:
+        pids = _try_folder(v1["pids"] + _own_path("pids").rstrip("/"), "pids.max")
+    elif core:
+        pids = _try_folder(os.path.dirname(core), "pids.max")
+    return Hierarchies(memory, pids, core, memory_v2)
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+class BotCgroup:
+    """The cgroups of one bot process tree (one per usable hierarchy), made at once and removed at once."""
+
+    def __init__(self, memory_mb: int, max_tasks: int, where: Hierarchies | None = None) -> None:
+        where = where or hierarchies()
+        name = f"bot-{os.getpid()}-{next(_names)}"
+        self.folders: list[str] = []
+        self.memory = self.pids = self.core = None
+        if where.memory:
+            self.memory = self._make(where.memory, name)
+            limit = str(memory_mb << 20)
+            if where.memory_v2:
+                _write(os.path.join(self.memory, "memory.max"), limit)
+                _write(os.path.join(self.memory, "memory.swap.max"), "0")
+            else:
+                _write(os.path.join(self.memory, "memory.limit_in_bytes"), limit)
+                try:
+                    _write(os.path.join(self.memory, "memory.memsw.limit_in_bytes"), limit)
+                except OSError:
+                    pass  # no swap accounting: swap is off or not counted
+        if where.pids:
+            self.pids = self._make(where.pids, name)
+            _write(os.path.join(self.pids, "pids.max"), str(max_tasks))
+        if where.core:
+            self.core = self._make(where.core, name)
+            self.freeze_fd = os.open(os.path.join(self.core, "cgroup.freeze"), os.O_WRONLY)
+            self.cpu_fd = os.open(os.path.join(self.core, "cpu.stat"), os.O_RDONLY)
+        self.frozen = False
+        self.memory_v2 = where.memory_v2
+
+    def _make(self, parent: str, name: str) -> str:
+        folder = os.path.join(parent, name)
+        if folder not in self.folders:
+            os.mkdir(folder)
+            self.folders.append(folder)
+        return folder
+
+    @property
+    def join_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a process writes ``0`` to, to join this bot's cgroups."""
+        return [os.path.join(folder, "cgroup.procs") for folder in self.folders]
+
+    def cpu_ns(self) -> int:
+        """CPU time (ns) used by every process and thread that was ever in the cgroup."""
+        text = os.pread(self.cpu_fd, 64, 0)
+        return int(text.split(b"\n", 1)[0].split()[1]) * 1000  # usage_usec
+
+    def freeze(self) -> None:
+        """Stop every process of the bot (returns at once; the kernel stops them within microseconds)."""
+        if not self.frozen:
+            os.pwrite(self.freeze_fd, b"1", 0)
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.frozen:
+            os.pwrite(self.freeze_fd, b"0", 0)
+            self.frozen = False
+
+    def pids_inside(self) -> list[int]:
+        """The processes in the bot's cgroup (ids as this runner sees them)."""
+        folder = self.core or self.pids or self.memory
+        try:
+            with open(os.path.join(folder, "cgroup.procs")) as handle:
+                return [int(line) for line in handle if line.strip()]
+        except (OSError, TypeError):
+            return []
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (frozen ones too)."""
+        if self.core and os.path.exists(os.path.join(self.core, "cgroup.kill")):
+            _write(os.path.join(self.core, "cgroup.kill"), "1")
+            return
+        for pid in self.pids_inside():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def memory_kills(self) -> int:
+        """How many processes the memory limit killed."""
+        if not self.memory:
+            return 0
+        name = "memory.events" if self.memory_v2 else "memory.oom_control"
+        try:
+            with open(os.path.join(self.memory, name)) as handle:
+                for line in handle:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def remove(self) -> None:
+        """Kill what is left and remove the cgroups (waiting a little for the kernel to let them go)."""
+        if self.core:
+            self.thaw()
+            os.close(self.freeze_fd)
+            os.close(self.cpu_fd)
+        self.kill()
+        for folder in reversed(self.folders):
+            for _ in range(200):
+                try:
+                    os.rmdir(folder)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)
+        self.folders = []

@@ -1,0 +1,209 @@
+"""The private world of a bot process: its own root, /tmp, /dev/shm, working folder and IPC limits.
+
+Built in the bot's own mount namespace, as bubblewrap does it: a tmpfs
+becomes the new root, holding only mount points; the runtime (``/usr``, the
+libraries, the Python prefix), a few files of ``/etc`` and the bot's own files
+are bind-mounted into it read-only at their own paths; a fresh ``/proc``;
+``/dev`` holds only ``null``, ``zero``, ``full``, ``random`` and ``urandom``.
+What is not listed does not exist for the bot: results folders, the
+tournament's folder, home folders, other bots' files.
+
+A size-capped tmpfs (the *scratch*, ``memory_mb``) holds everything the bot
+may write: it is mounted at ``/.scratch`` and its folders are bound to
+``/tmp``, ``/dev/shm`` and ``/home/bot`` (the working folder and ``HOME``).
+A game forked from a template mounts a new scratch over the template's
+(:func:`fresh_scratch`), so nothing written in one game is seen in the next.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+from arena.sandbox.syscalls import check as _check
+from arena.sandbox.syscalls import libc as _libc
+from arena.sandbox.syscalls import mount as _mount
+
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: what a runtime reads in /etc (the dynamic linker, names, time zone); nothing else of /etc is seen
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "nsswitch.conf",
+             "passwd", "group", "alternatives", "os-release", "mime.types", "ssl", "hosts")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+SCRATCH = "/.scratch"
+HOME = "/home/bot"
+#: inodes of the scratch tmpfs (each costs kernel memory the size cap does not see)
+SCRATCH_INODES = 16384
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
+MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 16384, 1 << 18, 1 << 21
+_MNT_DETACH = 2
+#: statvfs flags of a mount and the mount flags that keep them (a user namespace may not drop them)
+_KEPT_FLAGS = ((os.ST_RDONLY, MS_RDONLY), (os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV),
+               (os.ST_NOEXEC, MS_NOEXEC), (os.ST_NOATIME, MS_NOATIME), (os.ST_NODIRATIME, MS_NODIRATIME),
+               (os.ST_RELATIME, MS_RELATIME))
+
+
+def _pivot_root(new: str, old: str) -> None:
+    _check(_libc.syscall(155, os.fsencode(new), os.fsencode(old)), "pivot_root")  # x86-64 pivot_root
+
+
+def _umount(target: str) -> None:
+    _check(_libc.umount2(os.fsencode(target), _MNT_DETACH), f"umount {target}")
+
+
+def _bind(source: str, target: str, flags: int) -> None:
+    """Bind ``source`` at ``target`` (not its submounts), then remount with ``flags`` added to its own."""
+    _mount(source, target, None, MS_BIND)
+    kept = os.statvfs(target).f_flag
+    own = 0
+    for st_flag, ms_flag in _KEPT_FLAGS:
+        if kept & st_flag:
+            own |= ms_flag
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | own | flags)
+
+
+def _make_point(root: str, path: str, like: str) -> str:
+    """Create in ``root`` what ``path`` needs to be bound on (a folder or an empty file, parents 0755)."""
+    target = root + path
+    os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+    if os.path.isdir(like):
+        os.makedirs(target, mode=0o755, exist_ok=True)
+    elif not os.path.exists(target):
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+    return target
+
+
+def readable_paths(extra: list[str]) -> list[str]:
+    """The host paths a bot sees read-only: the system runtime, /etc's few files, and ``extra``."""
+    paths = [path for path in SYSTEM_PATHS if os.path.lexists(path)]
+    paths += [os.path.join("/etc", name) for name in ETC_FILES if os.path.exists(os.path.join("/etc", name))]
+    for path in extra:
+        if path and os.path.exists(path):
+            real = os.path.realpath(path)
+            paths += [path] if real == os.path.abspath(path) else [real, path]
+    found: list[str] = []
+    for path in paths:
+        if path not in found:
+            found.append(path)
+    return found
+
+
+def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
+    """Make this mount namespace's root a new tmpfs holding only ``readable`` (read-only) and a scratch.
+
+    Must run in the bot's own mount and PID namespaces (as its process 1, so
+    that ``/proc`` shows its own processes). ``owner`` is the ``(uid, gid)``
+    the scratch belongs to. Afterwards the working folder is ``HOME``.
+    """
+    os.umask(0o022)  # the runner's umask (e.g. 077 for results) must not close the root's folders to the bot
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    base = "/tmp"  # covered by a tmpfs in this namespace only; the host's /tmp stays under /oldroot/tmp
+    _mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    os.chdir(base)
+    os.mkdir("newroot", 0o755)
+    os.mkdir("oldroot", 0o755)
+    _mount("tmpfs", "newroot", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096")
+    _pivot_root(".", "oldroot")
+    os.chdir("/")
+    root = "/newroot"
+    for folder in ("/proc", "/tmp", "/dev/shm", HOME, SCRATCH):
+        os.makedirs(root + folder, mode=0o755, exist_ok=True)
+    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    fresh_scratch(scratch_mb, owner, root)  # first: the bot's files may lie under /tmp, bound over it below
+    for path in sorted(readable, key=lambda p: p.count(os.sep)):
+        source = "/oldroot" + path
+        if os.path.islink(source) and os.path.dirname(path) == "/":
+            os.symlink(os.readlink(source), root + path)  # /bin -> usr/bin on merged-/usr systems
+            continue
+        if not os.path.exists(source) or os.path.exists(root + path) and os.path.ismount(root + path):
+            continue
+        _bind(source, _make_point(root, path, source), MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.makedirs(root + "/dev", mode=0o755, exist_ok=True)
+    for name in DEVICES:
+        _bind("/oldroot/dev/" + name, _make_point(root, "/dev/" + name, "/oldroot/dev/" + name), MS_NOSUID)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{root}/dev/{name}")
+    os.chdir(root)
+    _pivot_root(".", ".")  # the old root now lies on top of the new one: take it away
+    _umount(".")
+    os.chdir(HOME)
+
+
+def covered(paths: list[str]) -> list[str]:
+    """Those of ``paths`` that lie where the scratch is bound (/tmp, /dev/shm, HOME)."""
+    return [path for path in paths
+            if any(path == place or path.startswith(place + "/") for place in ("/tmp", "/dev/shm", HOME))]
+
+
+def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: list[str] = ()) -> None:
+    """Mount a new scratch tmpfs of ``size_mb`` and bind its folders on /tmp, /dev/shm and HOME.
+
+    Over an earlier scratch (a game forked from a template) the new mounts
+    cover the old ones, which the bot, holding no capability, cannot uncover;
+    the read-only paths ``keep`` that lay there are bound again on top.
+    """
+    held = [(path, os.open(path, os.O_PATH)) for path in keep if os.path.exists(path)]
+    uid, gid = owner
+    _mount("tmpfs", root + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"mode=0755,size={max(size_mb, 1)}m,nr_inodes={SCRATCH_INODES},uid={uid},gid={gid}")
+    for name, mode, target in (("tmp", 0o1777, "/tmp"), ("shm", 0o1777, "/dev/shm"), ("home", 0o700, HOME)):
+        folder = f"{root}{SCRATCH}/{name}"
+        os.mkdir(folder)
+        os.chown(folder, uid, gid)
+        os.chmod(folder, mode)
+        _mount(folder, root + target, None, MS_BIND)
+    for path, fd in held:
+        source = f"/proc/self/fd/{fd}"
+        _bind(source, _make_point(root, path, source), MS_RDONLY | MS_NOSUID | MS_NODEV)
+        os.close(fd)
+
+
+def mount_proc() -> None:
+    """A ``/proc`` of this PID namespace over the one there (a game forked from a template)."""
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+def limit_ipc(memory_mb: int) -> bool:
+    """Cap System V shared memory in this IPC namespace at ``memory_mb`` (needs its owner's privilege).
+
+    False where the kernel refuses (a runner that is not root).
+    """
+    pages = (memory_mb << 20) // os.sysconf("SC_PAGE_SIZE")
+    try:
+        for name, value in (("shmmax", memory_mb << 20), ("shmall", pages), ("shmmni", 64),
+                            ("msgmnb", 1 << 16), ("msgmni", 16)):
+            with open(f"/proc/sys/kernel/{name}", "w") as handle:
+                handle.write(str(value))
+    except OSError:
+        return False
+    return True
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def drop_capabilities() -> None:
+    """Give up every capability this process holds (in its own user namespace too)."""
+    _libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def unmap_shared_memory() -> None:
+    """Unmap every shared writable mapping this process inherited (a channel between forks)."""
+    with open("/proc/self/maps") as handle:
+        lines = handle.read().splitlines()
+    for line in lines:
+        fields = line.split()
+        perms = fields[1]
+        if "w" in perms and perms[3] == "s":
+            start, end = (int(part, 16) for part in fields[0].split("-"))
+            _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))
+

@@ -1,0 +1,21 @@
+"""The few Linux system calls the sandbox makes that Python's ``os`` lacks, through libc."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(result: int, what: str) -> None:
+    """Raise ``OSError`` naming ``what`` when a libc call returned non-zero."""
+    if result != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    """``mount(2)``."""
+    encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
+    check(libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
