@@ -20,11 +20,12 @@ from typing import Any
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
 from arena.match import Limits
+from arena.sandbox.probe import REQUIRABLE
 from arena.standings.raters import RATERS
 
 FORMATS = ("round-robin", "gauntlet", "sampled", "ladder")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-TOP_KEYS = ("tournament", "games", "limits", "bots")
+TOP_KEYS = ("tournament", "games", "limits", "sandbox", "bots")
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "tables_per_entry", "rounds", "until", "top", "rating")
 GAME_KEYS = ("name", "players", "options")
 BOT_KEYS = ("spec", "options", "files")
@@ -68,6 +69,8 @@ class Tournament:
     top: int | None = None
     #: the rater of the leaderboard: ``trueskill`` (default) or ``openskill``
     rating: str = "trueskill"
+    #: ``[sandbox] require``: protections that must be on (arena.sandbox.check_required), else the run is refused
+    require: tuple[str, ...] = ()
 
     def definition(self) -> dict:
         """Everything that decides the games, as plain JSON (the file's path and layout left out)."""
@@ -184,7 +187,8 @@ def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
     entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins,
                          os.path.dirname(os.path.abspath(path)))
     _check_who_plays(check, games, entrants, form, plugins)
-    return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings)
+    require = _sandbox_require(check, data.get("sandbox", {}))
+    return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings, require=require)
 
 
 #: the format settings each format takes; ``until`` is "rounds" (play them all) or "settled"
@@ -256,12 +260,28 @@ def _games(check: _Checker, tables: list, plugins: Any) -> tuple[GameEntry, ...]
 
 
 def _limits(check: _Checker, table: Any) -> Limits:
-    check.table(table, "limits", tuple(LIMIT_RANGES), ())
+    check.table(table, "limits", (*LIMIT_RANGES, "reuse"), ())
     values = {}
     for key, (low, high) in LIMIT_RANGES.items():
         if key in table:
             values[key] = check.integer(table[key], f"limits.{key}", low, high)
+    if "reuse" in table:
+        if not isinstance(table["reuse"], bool):
+            raise check.fail("limits.reuse", f"expected true or false, got {_shown(table['reuse'])}")
+        values["reuse"] = table["reuse"]
     return Limits(**values)
+
+
+def _sandbox_require(check: _Checker, table: Any) -> tuple[str, ...]:
+    """``[sandbox] require``: a list of known protection names (arena.sandbox.probe.REQUIRABLE)."""
+    check.table(table, "sandbox", ("require",), ())
+    names = table.get("require", [])
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise check.fail("sandbox.require", f"expected a list of protection names, got {_shown(names)}")
+    for name in names:
+        if name not in REQUIRABLE:
+            raise check.fail("sandbox.require", f"unknown protection {name!r} (known: {', '.join(REQUIRABLE)})")
+    return tuple(dict.fromkeys(names))
 
 
 def _entrants(check: _Checker, tables: list, plugins: Any, base_dir: str) -> tuple[Entrant, ...]:
