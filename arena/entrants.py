@@ -168,7 +168,8 @@ def resolve_command(command: str, base_dir: str, where: str) -> str:
     The program (the first word) counts as a path only when written as one
     (``./bot``, ``bin/bot``): a bare word is looked up on PATH. An argument
     counts when it names an existing file (``my_bot.py``), or an existing
-    folder written with a '/' (``lib/``); ``--key=FILE`` is resolved likewise.
+    folder written with a '/' (``lib/``) or as ``.`` (``node .``);
+    ``--key=FILE`` is resolved likewise.
     """
     try:
         words = shlex.split(command)
@@ -192,7 +193,7 @@ def _resolve_word(word: str, base_dir: str, program: bool = False) -> str:
     path = os.path.normpath(os.path.join(base_dir, word))
     if program:
         return path if "/" in word else word
-    if os.path.isfile(path) or ("/" in word and os.path.isdir(path)):
+    if os.path.isfile(path) or (("/" in word or word in (".", "..")) and os.path.isdir(path)):
         return path
     return word
 

@@ -95,8 +95,11 @@ def cup(tmp_path, monkeypatch):
     ("python3 -u my_bot.py missing.py level", ["python3", "-u", "{cup}/my_bot.py", "missing.py", "level"]),
     ("./missing", ["{cup}/missing"]),
     ("/usr/bin/env python3 my_bot.py", ["/usr/bin/env", "python3", "{cup}/my_bot.py"]),
+    ("node . bin", ["node", "{cup}", "bin"]),
+    ("node bin/", ["node", "{cup}/bin"]),
 ], ids=["script argument", "./program", "program in a folder", "--key=FILE", "words that are no files",
-        "a missing program is still made absolute", "absolute paths stay"])
+        "a missing program is still made absolute", "absolute paths stay", "the folder itself",
+        "a folder written as one"])
 def test_relative_cmd_paths_resolve_against_the_tournament_files_folder(plugins, cup, command, argv):
     data = tournament({"spec": f"mine=cmd:{command}"}, {"spec": "random"})
     entrant = parse_tournament(data, str(cup / "cup.toml"), plugins).entrants[0]
