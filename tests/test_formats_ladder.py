@@ -21,7 +21,7 @@ def test_new_and_uncertain_entries_play_more():
     standings = [Standing(f"old{n}", 25 + n, 1.0, 40) for n in range(9)] + [Standing("new", 25, 25 / 3, 0)]
     tables = ladder_round(standings, 1, 3, 3)
     seats = collections.Counter(entry for table in tables for entry in table)
-    assert seats["new"] == 2 and all(seats[f"old{n}"] >= 1 for n in range(9))
+    assert seats["new"] >= 2 and all(1 <= seats[f"old{n}"] < seats["new"] for n in range(9))
     assert all(len(set(table)) == 3 for table in tables)
 
 

@@ -21,12 +21,14 @@ How a round is drawn:
    than ``new_games`` games so far, or a sigma above ``uncertain_sigma``;
 2. each slot draws a *position* from the entry's rating, ``mu + sigma * z``
    with ``z`` a seeded standard normal: uncertain entries wander more;
-3. the slots sorted by position, best first, are cut into tables of
+3. slots are added for the most uncertain entries until the last table is
+   full (and an entry has at most one slot per table);
+4. the slots sorted by position, best first, are cut into tables of
    ``players`` consecutive slots; an entry never sits twice at one table (a
-   repeated slot trades places with the nearest slot of another entry that can
-   take it), and slots are added for the most uncertain entries until the
-   last table is full;
-4. each table's seats are rotated by the round number (every table is played
+   repeated slot trades places with the nearest slot of another entry that
+   can take it; in a field too small for that, the slots are dealt round the
+   tables instead);
+5. each table's seats are rotated by the round number (every table is played
    in every rotation anyway, so this only varies the table order).
 """
 
@@ -67,15 +69,14 @@ def ladder_round(standings: list[Standing], round_number: int, seed: bytes | int
     if players < 2 or len(standings) < 2:
         raise ValueError(f"need at least 2 entries and 2 seats, got {len(standings)} entries, {players} seats")
     ordered = sorted(standings, key=lambda s: s.entry)
+    if len(ordered) < players:  # one table, the entries repeated in order (as a round-robin does)
+        return [tuple(ordered[seat % len(ordered)].entry for seat in range(players))]
     rng = np.random.default_rng(_derived(seed, round_number))
     uncertain = [s.games < new_games or s.sigma > uncertain_sigma for s in ordered]
-    slots = [index for index, loose in enumerate(uncertain) for _ in range(1 + (extra if loose else 0))]
     by_uncertainty = sorted(range(len(ordered)), key=lambda i: (-ordered[i].sigma, ordered[i].games,
                                                                  ordered[i].entry))
-    extra_turn = 0
-    while len(slots) % players or len(slots) < players:
-        slots.append(by_uncertainty[extra_turn % len(by_uncertainty)])
-        extra_turn += 1
+    counts = _slot_counts([1 + (extra if loose else 0) for loose in uncertain], by_uncertainty, players)
+    slots = [index for index in range(len(ordered)) for _ in range(counts[index])]
     draws = rng.standard_normal(len(slots))
     position = [ordered[slot].mu + ordered[slot].sigma * z for slot, z in zip(slots, draws)]
     line = [slots[i] for i in sorted(range(len(slots)), key=lambda i: (-position[i], i))]
@@ -83,25 +84,42 @@ def ladder_round(standings: list[Standing], round_number: int, seed: bytes | int
     return [tuple(ordered[member].entry for member in _rotated(table, round_number)) for table in tables]
 
 
+def _slot_counts(wanted: list[int], by_uncertainty: list[int], players: int) -> list[int]:
+    """Tables per entry: as ``wanted``, topped up (most uncertain first) to fill the last table, and
+    at most one per table (an entry cannot sit twice at a table)."""
+    counts = list(wanted)
+    while True:
+        tables = max(1, -(-sum(counts) // players))
+        if any(count > tables for count in counts):
+            counts = [min(count, tables) for count in counts]
+            continue
+        if sum(counts) == tables * players:
+            return counts
+        room = [i for i in by_uncertainty if counts[i] < tables]  # the fewest added so far, most uncertain first
+        counts[min(room, key=lambda i: (counts[i] - wanted[i], by_uncertainty.index(i)))] += 1
+
+
 def _cut(line: list[int], players: int, size: int) -> list[list[int]]:
     """Cut ``line`` into tables of ``players``; a member repeated at a table trades with a later slot."""
     line = list(line)
-    tables = []
     for start in range(0, len(line), players):
         for seat in range(start, start + players):
             if line[seat] in line[start:seat]:
                 swap = next((later for later in range(start + players, len(line))
                              if line[later] not in line[start:start + players]), None)
-                if swap is None:  # no later slot fits: take a slot from an earlier table that can give one
-                    swap = next((earlier for earlier in range(start)
+                if swap is None:  # no later slot fits: take one from the nearest earlier table that can give one
+                    swap = next((earlier for earlier in reversed(range(start))
                                  if line[earlier] not in line[start:start + players]
                                  and line[seat] not in line[earlier - earlier % players:
                                                             earlier - earlier % players + players]), None)
                 if swap is not None:
                     line[seat], line[swap] = line[swap], line[seat]
-        tables.append(line[start:start + players])
-    if size >= players:
-        assert all(len(set(table)) == players for table in tables), "a table holds an entry twice"
+    tables = [line[start:start + players] for start in range(0, len(line), players)]
+    if size >= players and any(len(set(table)) < players for table in tables):
+        # no single exchange helps (a small field): deal the slots, grouped by entry in line order,
+        # round the tables; an entry has at most one slot per table, so it never sits twice
+        grouped = sorted(line, key=lambda member: (line.index(member), member))
+        tables = [grouped[number::len(tables)] for number in range(len(tables))]
     return tables
 
 
