@@ -178,7 +178,9 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
     """The files a ``cmd:`` entrant's version covers (absolute paths, sorted, no repeats).
 
     Always every existing file its command line names (relative paths were made
-    absolute when the spec was parsed). Then, with ``files`` in its
+    absolute when the spec was parsed), and every file in a folder it names
+    (``node bot/``; not ``base_dir`` itself, nor a folder over the limits below).
+    Then, with ``files`` in its
     ``[[bots]]`` entry, every file those patterns match under ``base_dir``;
     without, the program's folder, recursively, when the program has a folder
     of its own: not when it sits directly in ``base_dir`` (shared with the
@@ -194,6 +196,9 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
     argv = entrant.command
     named = [path for path in _named_paths(argv) if os.path.isfile(path)]
     files = set(named)
+    for folder in _named_paths(argv):
+        if os.path.isdir(folder) and folder != base_dir:  # a bot given as its folder (``node bot/``)
+            files.update(_walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES))
     if entrant.files:
         for pattern in entrant.files:
             files.update(path for path in glob.glob(os.path.join(base_dir, pattern), recursive=True)

@@ -71,6 +71,12 @@ def test_a_bot_beside_the_tournament_file_is_known_by_the_files_its_command_name
     assert cmd_version(spec, plugins, bot_folder) != before
 
 
+def test_a_bot_given_as_its_folder_is_known_by_the_folders_files(plugins, bot_folder):
+    before = cmd_version("mine=cmd:node bot/", plugins, bot_folder)
+    (bot_folder / "bot" / "helper.py").write_text("WEIGHT = 2\n")
+    assert cmd_version("mine=cmd:node bot/", plugins, bot_folder) != before
+
+
 def test_results_caches_and_hidden_files_in_a_bots_folder_do_not_count(plugins, bot_folder):
     before = cmd_version("mine=cmd:python3 bot/main.py", plugins, bot_folder)
     for junk in ("__pycache__/main.cpython-311.pyc", ".git/HEAD", "results/cup/results.sqlite",
