@@ -17,9 +17,10 @@ from tabulate import tabulate
 
 from arena import __version__
 from arena.account import account
-from arena.entrants import check_entrants_play, parse_spec, parse_value
+from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import ArenaError, SetupError
 from arena.match import Limits, derive_seed, play_game
+from arena.runs.options import parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.seating import SANDBOX_MODES, close_seats, open_seat
@@ -65,17 +66,6 @@ def cli() -> None:
     Exit status: 0 done; 1 a check failed (replay mismatch, regression found);
     2 bad usage or input.
     """
-
-
-def parse_option_pairs(pairs: tuple[str, ...]) -> dict:
-    """``K=V`` strings into a dict; V is JSON when it parses, else a string."""
-    options = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"expected K=V, got {pair!r}", param_hint="--option")
-        options[key] = parse_value(raw)
-    return options
 
 
 @cli.command()

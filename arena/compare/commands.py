@@ -16,7 +16,7 @@ from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
-from arena.runs.options import exit_status_of_signal, limit_options, run_options
+from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
 
 DEFAULT_MAX_GAMES = 2000
 
@@ -104,8 +104,6 @@ def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players,
     Example:
       arena compare modern-art --candidate appraiser --baseline random --players 4 -j 2
     """
-    from arena.cli import parse_option_pairs  # here, not on import: arena.cli loads this plugin
-
     plugins = get_plugins()
     game = plugins.game(game_name)
     candidate = parse_spec(candidate_spec, plugins)

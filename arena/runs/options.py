@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from arena.entrants import parse_value
 from arena.match import Limits
 from arena.seating import SANDBOX_MODES
 
@@ -55,6 +56,17 @@ limit_options = _stack(
     click.option("--memory-mb", type=click.IntRange(16), default=Limits.memory_mb, show_default=True,
                  help="Memory per bot: all its processes and its private /tmp together."),
 )
+
+
+def parse_option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--option K=V`` strings into a dict; V is JSON when it parses, else a string."""
+    options = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected K=V, got {pair!r}", param_hint="--option")
+        options[key] = parse_value(raw)
+    return options
 
 
 def exit_status_of_signal(signum: int | None) -> int:
