@@ -83,7 +83,7 @@ REFUSED = [
     ("missing program", "m=cmd:./no_such_program", "process",
      "bot m cannot play: cannot start '{tmp}/no_such_program': No such file or directory "
      "(relative paths resolve against {tmp})"),
-    ("missing script", "m=cmd:python3 no_such_bot.py", "process", "can't open file '{tmp}/no_such_bot.py'"),
+    ("missing script", "m=cmd:python3 no_such_bot.py", "process", "no_such_bot.py': [Errno 2] No such file"),
     ("missing py module, sandboxed", "m=py:no_such_module:Bot", "process",
      "bot m cannot play: cannot find module 'no_such_module' for py:no_such_module:Bot"),
     ("missing py module, in-process", "m=py:no_such_module:Bot", "none",
