@@ -19,9 +19,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from arena.errors import OptionError
-
-PUBLIC = None
+from arena.errors import OptionError, PlayerCountError
 
 
 @dataclass(frozen=True)
@@ -100,8 +98,6 @@ class Game:
     def check_options(self, players: int, options: dict) -> dict:
         """The options in force (defaults filled in), or :class:`OptionError`."""
         if not self.min_players <= players <= self.max_players:
-            from arena.errors import PlayerCountError
-
             raise PlayerCountError(
                 f"{self.name} takes {self.min_players} to {self.max_players} players, got {players}"
             )

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.games.modern_art.cards import ARTISTS, ROUNDS
 from arena.report.describe import Describer, event_words
 
-ARTISTS = ("Lite Metal", "Yoko", "Christin P", "Karl Gitter", "Krypto")
 #: an artist's colour on its cards, and a readable text colour on it
 PALETTE = {
     "Lite Metal": ["#f0c419", "#1d232b"],
@@ -23,7 +23,6 @@ PALETTE = {
 }
 KIND_WORDS = {"open": "open", "once_around": "once around", "sealed": "sealed", "fixed": "fixed price",
               "double": "double"}
-ROUNDS = 4
 
 
 class ModernArtDescriber(Describer):

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.games.silk_road.cards import GOODS, SPECIALS
 from arena.report.describe import Describer, event_words
 
-GOODS = ("porcelain", "silk", "tea", "spice", "glass", "ore")
-SPECIALS = ("ship", "license", "porter", "exchange")
 #: the goods' colours in the rules (porcelain white, silk purple, tea green, spice yellow, glass red, ore black)
 PALETTE = {
     "porcelain": ["#f4f2ec", "#1d232b"],

@@ -17,8 +17,8 @@ the most money in.
 
 from __future__ import annotations
 
-ARTISTS = ("Lite Metal", "Yoko", "Christin P", "Karl Gitter", "Krypto")
-MARKERS = (30, 20, 10)
+from arena.games.modern_art.cards import ARTISTS, MARKERS
+
 #: the most a painting is worth paying, as a share of its value, buying from a rival
 #: (the rival gains the price) and in the bot's own auction (the price goes to the bank)
 SHARE_FROM_RIVAL = 0.7

@@ -15,11 +15,8 @@
 
 from __future__ import annotations
 
-GOODS = ("porcelain", "silk", "tea", "spice", "glass", "ore")
-CARDS_PER_GOOD = 11
-SLOTS = 6
-LICENSE_BONUS = 2
-COSTS = {"ship": 10, "license": 11, "porter": 12, "exchange": 8}
+from arena.games.silk_road.cards import CARDS_PER_GOOD, COSTS, GOODS, LICENSE_BONUS, SLOTS
+
 #: cards an average turn takes from the deck (deliveries take none, draws two, exchanges more)
 CARDS_PER_TURN = 1.3
 #: what a card in hand is worth, with many turns left

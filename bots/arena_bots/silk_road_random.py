@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 from itertools import permutations
 
-SLOTS = 6
-CARDS_PER_GOOD = 11
+from arena.games.silk_road.cards import CARDS_PER_GOOD, SLOTS
+
 #: every ordering of range(n), for n = 0..6
 ORDERINGS = [tuple(permutations(range(n))) for n in range(SLOTS + 1)]
 

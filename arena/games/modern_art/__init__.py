@@ -2,5 +2,7 @@
 
 Modules read like the rulebook: ``cards`` (the material), ``setup`` (deals and
 setup checks), ``state`` (the rules), ``views`` (what a seat sees),
-``narrate`` (the readable account), ``game`` (the game object), ``plugin``.
+``determinize`` (a full state from a view), ``narrate`` (the readable
+account), ``game`` (the game object), ``plugin``. Imports go one way: cards
+<- setup, views <- state <- determinize <- game.
 """

@@ -8,7 +8,7 @@ from arena.games.base import Game, Option
 from arena.games.modern_art import setup as setups
 from arena.games.modern_art.narrate import narrate
 from arena.games.modern_art.state import ModernArtState
-from arena.games.modern_art.views import determinize
+from arena.games.modern_art.determinize import determinize
 
 
 def _three_players_only(players: int) -> str | None:

@@ -32,6 +32,7 @@ from arena.games.modern_art.cards import (
     SEALED,
     START_MONEY,
 )
+from arena.games.modern_art.views import build_view
 
 #: the action shape each decision takes, for error messages
 SHAPES = {
@@ -123,8 +124,6 @@ class ModernArtState(GameState):
         raise IllegalAction("the game is over; no action is asked")
 
     def view(self, seat: int) -> dict:
-        from arena.games.modern_art.views import build_view
-
         return build_view(self, seat)
 
     def money(self) -> list[int]:

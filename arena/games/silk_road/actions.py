@@ -10,13 +10,11 @@ decision, the problem, the action and what was legal.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.errors import IllegalAction, MalformedAction
+from arena.games.base import GameState
 from arena.games.silk_road.cards import GOOD_INDEX, GOODS, SLOTS, SPECIALS, good_of
-
-if TYPE_CHECKING:
-    from arena.games.silk_road.state import SilkRoadState
 
 LOAD_KEYS = {"good"}
 WORD_KEYS = {"action"}
@@ -36,11 +34,11 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def _refuse(error: type, state: "SilkRoadState", problem: str, action: Any) -> Exception:
+def _refuse(error: type, state: GameState, problem: str, action: Any) -> Exception:
     return error(f"{state.decision}: {problem}: {_show(action)}; legal: {_show(state.legal)}")
 
 
-def _shape(state: "SilkRoadState", action: Any, keys: set) -> None:
+def _shape(state: GameState, action: Any, keys: set) -> None:
     """Refuse ``action`` as malformed unless it is an object with exactly ``keys``."""
     if type(action) is not dict:
         raise _refuse(MalformedAction, state, "expected a JSON object", action)
@@ -52,13 +50,13 @@ def _shape(state: "SilkRoadState", action: Any, keys: set) -> None:
         raise _refuse(MalformedAction, state, f"unknown key {unknown[0]!r}", action)
 
 
-def _good(state: "SilkRoadState", name: Any, action: Any) -> int:
+def _good(state: GameState, name: Any, action: Any) -> int:
     if type(name) is not str or name not in GOOD_INDEX:
         raise _refuse(MalformedAction, state, f"unknown good {_show(name)} (goods: {', '.join(GOODS)})", action)
     return GOOD_INDEX[name]
 
 
-def _int_list(state: "SilkRoadState", action: dict, key: str) -> list:
+def _int_list(state: GameState, action: dict, key: str) -> list:
     value = action[key]
     if type(value) is list:
         for item in value:
@@ -69,7 +67,7 @@ def _int_list(state: "SilkRoadState", action: dict, key: str) -> list:
     raise _refuse(MalformedAction, state, f"{key} must be a list of integers", action)
 
 
-def _word(state: "SilkRoadState", action: Any, words: tuple) -> str:
+def _word(state: GameState, action: Any, words: tuple) -> str:
     if type(action) is not dict:
         raise _refuse(MalformedAction, state, "expected a JSON object", action)
     if "action" not in action:
@@ -81,7 +79,7 @@ def _word(state: "SilkRoadState", action: Any, words: tuple) -> str:
     return word
 
 
-def check_load(state: "SilkRoadState", action: Any) -> int:
+def check_load(state: GameState, action: Any) -> int:
     """The good to load (its index)."""
     _shape(state, action, LOAD_KEYS)
     good = _good(state, action["good"], action)
@@ -90,7 +88,7 @@ def check_load(state: "SilkRoadState", action: Any) -> int:
     return good
 
 
-def check_phase1(state: "SilkRoadState", action: Any) -> tuple[str, Any]:
+def check_phase1(state: GameState, action: Any) -> tuple[str, Any]:
     """``("pass", None)``, ``("buy", card)`` or ``("swap", [(ship, good), ...])``."""
     word = _word(state, action, PHASE1_WORDS)
     if word == "pass":
@@ -110,7 +108,7 @@ def check_phase1(state: "SilkRoadState", action: Any) -> tuple[str, Any]:
     return word, _check_swaps(state, action)
 
 
-def _check_swaps(state: "SilkRoadState", action: dict) -> list[tuple[int, int]]:
+def _check_swaps(state: GameState, action: dict) -> list[tuple[int, int]]:
     entries = action["swaps"]
     if type(entries) is not list:
         raise _refuse(MalformedAction, state, "swaps must be a list of {ship, good} objects", action)
@@ -144,7 +142,7 @@ def _check_swaps(state: "SilkRoadState", action: dict) -> list[tuple[int, int]]:
     return swaps
 
 
-def check_phase2(state: "SilkRoadState", action: Any) -> tuple[int, list, list] | None:
+def check_phase2(state: GameState, action: Any) -> tuple[int, list, list] | None:
     """``None`` for a draw, or ``(good, cards, slots)`` for a delivery."""
     word = _word(state, action, PHASE2_WORDS)
     if word == "draw":
@@ -174,7 +172,7 @@ def check_phase2(state: "SilkRoadState", action: Any) -> tuple[int, list, list] 
     return good, cards, slots
 
 
-def check_extra_draw(state: "SilkRoadState", action: Any) -> int:
+def check_extra_draw(state: GameState, action: Any) -> int:
     """The number of extra cards to draw."""
     _shape(state, action, COUNT_KEYS)
     count = action["count"]

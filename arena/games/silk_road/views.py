@@ -6,22 +6,21 @@ cards covered under them (a list that grows to dozens, so ids rather than card
 objects keep views and messages small); the goods markers and special cards
 left in supply; the deck's size. It never shows another hand or the deck's order. It holds
 enough to rebuild a full state consistent with it (``determinize``).
+
+The state imports this module (``SilkRoadState.view``); this module reads the
+state's fields and imports only the card table, so imports go one way.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from arena.games.base import GameState
 from arena.games.silk_road.cards import CARD_GOOD_NAMES, GOODS
-
-if TYPE_CHECKING:
-    from arena.games.silk_road.state import SilkRoadState
 
 #: a ship's cargo as views show it: a good's name, or None while it waits to be loaded
 CARGO_NAMES = GOODS + (None,)
 
 
-def build_view(state: "SilkRoadState", seat: int) -> dict:
+def build_view(state: GameState, seat: int) -> dict:
     """The view of ``seat`` (JSON-compatible, freshly built: the bot may keep or change it)."""
     coins = state.coins
     hands = state.hands
