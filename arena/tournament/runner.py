@@ -10,16 +10,18 @@ use a results folder.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 from arena.preflight import check_entrants
-from arena.runs.loop import RunOutcome, results_folder, run_schedule
+from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
 from arena.runs.store import create_or_open
 from arena.tournament.config import Tournament
+from arena.tournament.ladder import run_ladder
 from arena.tournament.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
 from arena.versions import entrant_versions
@@ -55,23 +57,48 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
             schedule = build_schedule(tournament, plugins, secret)
             versions = dict(zip([e.name for e in tournament.entrants],
                                 entrant_versions(tournament.entrants, plugins)))
+            announce(seed_line(tournament.seed, folder))
+            if tournament.format == "ladder":
+                _check_bots(tournament, plugins, sandbox)
+                store.set_meta({"plan": schedule.summary(), "versions": versions})
+
+                def progress(specs: list) -> Progress:
+                    return make_progress(tournament.name, Tally(len(specs), 0, {}, {}), progress_stream,
+                                         progress_every)
+
+                with _pool(pool, jobs, scheduler, plugins, 2 * os.cpu_count()) as chosen:
+                    return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, chosen,
+                                      folder, progress, announce)
             specs = schedule.specs(sandbox, plugins, secret, versions)
             store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
             reuse = plan_reuse(specs, store.stored_games())
-            announce(seed_line(tournament.seed, folder))
             for line in reuse.lines(folder):
                 announce(line)
             if reuse.to_play:
-                check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
-                               os.path.dirname(os.path.abspath(tournament.path)))
+                _check_bots(tournament, plugins, sandbox)
             totals = store.bot_totals()
             tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals},
                           {row.bot: row.seats for row in totals}, reused=reuse.reused)
-            progress = make_progress(tournament.name, tally, progress_stream, progress_every)
-            if pool is not None:
-                return run_schedule(specs, pool, store, progress, folder=folder)
-            with open_pool(jobs, scheduler, plugins, reuse.to_play) as chosen:
-                return run_schedule(specs, chosen, store, progress, folder=folder)
+            with _pool(pool, jobs, scheduler, plugins, reuse.to_play) as chosen:
+                return run_schedule(specs, chosen, store, make_progress(tournament.name, tally, progress_stream,
+                                                                        progress_every), folder=folder)
         finally:
             store.close()
 
+
+
+@contextlib.contextmanager
+def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Any,
+          pending: int) -> Iterator[Pool]:
+    """The pool given by the caller, or the one the options choose (opened for the block)."""
+    if given is not None:
+        yield given
+        return
+    with open_pool(jobs, scheduler, plugins, pending) as chosen:
+        yield chosen
+
+
+def _check_bots(tournament: Tournament, plugins: Any, sandbox: str) -> None:
+    """Start every entry once as its games will (:func:`arena.preflight.check_entrants`), before any game."""
+    check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
+                   os.path.dirname(os.path.abspath(tournament.path)))

@@ -100,83 +100,98 @@ class Schedule:
         return sum(plan.total for plan in self.plans)
 
     def specs(self, sandbox: str, plugins: Any, secret: bytes, versions: dict[str, str]) -> list[GameSpec]:
-        """Every game as a spec, in schedule order; ``versions`` maps each entry's name to its code's version.
-
-        One setup per deal number and game, shared by every table and rotation.
-        """
-        tournament = self.tournament
+        """Every game as a spec, in schedule order; ``versions`` maps each entry's name to its code's version."""
         specs: list[GameSpec] = []
         for plan in self.plans:
-            game = plugins.game(plan.entry.name)
-            players, options = plan.entry.players, plan.entry.options
-            deals = {}
-            for deal in range(1, plan.deals + 1):
-                deal_seed = seeds.deal_seed(secret, game.name, players, sorted(options.items()), deal)
-                deals[deal] = (deal_seed, game.random_setup(players, options, random.Random(deal_seed)))
-            for table in plan.tables:
-                for deal, (deal_seed, setup) in deals.items():
-                    bot_seeds = [seeds.bot_seed(secret, game.name, table.label, deal, position)
-                                 for position in range(players)]
-                    for rotation in range(1, players + 1):
-                        seated = tuple(table.entrants[p] for p in rotation_order(players, rotation))
-                        specs.append(GameSpec(
-                            order=len(specs),
-                            id=f"{tournament.name}/{game.name}/{table.label}/d{deal}/r{rotation}",
-                            game=game.name,
-                            table=table.label,
-                            deal=deal,
-                            rotation=rotation,
-                            options=options,
-                            setup=setup,
-                            entrants=seated,
-                            seed=deal_seed,
-                            bot_seeds=tuple(bot_seeds[p] for p in rotation_order(players, rotation)),
-                            limits=tournament.limits,
-                            sandbox=sandbox,
-                            versions=tuple(versions[entrant.name] for entrant in seated),
-                        ))
+            specs += game_specs(self.tournament, plan, plugins, secret, versions, sandbox, first_order=len(specs))
         return specs
 
-    def summary(self) -> dict:
-        """The plan as plain JSON, kept in the store: per game its tables and who was left out."""
+    def summary(self, drawn: dict[str, list[GamePlan]] | None = None) -> dict:
+        """The plan as plain JSON, kept in the store: per game its tables and who was left out.
+
+        ``drawn`` holds, per game, the plans of a ladder's rounds drawn so far (a ladder's own plan has no tables).
+        """
+        plans = [(plan, [table for part in (drawn or {}).get(plan.entry.name, [plan]) for table in part.tables])
+                 for plan in self.plans]
         return {
             "games": [
                 {
                     "name": plan.entry.name,
                     "players": plan.entry.players,
-                    "games": plan.total,
-                    "entries": _unique(e.name for table in plan.tables for e in table.entrants),
+                    "games": len(tables) * plan.deals * plan.entry.players,
+                    "entries": [e.name for e in self.tournament.entrants if e.name not in plan.left_out],
                     "left_out": list(plan.left_out),
-                    "tables": [[e.name for e in table.entrants] for table in plan.tables],
+                    "tables": [[e.name for e in table.entrants] for table in tables],
                 }
-                for plan in self.plans
+                for plan, tables in plans
             ],
             "bots": [entrant.name for entrant in self.tournament.entrants],
         }
 
 
-def _unique(names: Iterator[str]) -> list[str]:
-    return list(dict.fromkeys(names))
+def game_specs(tournament: Tournament, plan: GamePlan, plugins: Any, secret: bytes, versions: dict[str, str],
+               sandbox: str, first_order: int = 0) -> list[GameSpec]:
+    """The specs of one game's tables, numbered from ``first_order``: every deal at every table in every rotation.
+
+    One setup per deal number, shared by every table and rotation (deal D is the same deal at every table).
+    """
+    game = plugins.game(plan.entry.name)
+    players, options = plan.entry.players, plan.entry.options
+    deals = {}
+    for deal in range(1, plan.deals + 1):
+        deal_seed = seeds.deal_seed(secret, game.name, players, sorted(options.items()), deal)
+        deals[deal] = (deal_seed, game.random_setup(players, options, random.Random(deal_seed)))
+    specs: list[GameSpec] = []
+    for table in plan.tables:
+        for deal, (deal_seed, setup) in deals.items():
+            bot_seeds = [seeds.bot_seed(secret, game.name, table.label, deal, position) for position in range(players)]
+            for rotation in range(1, players + 1):
+                positions = rotation_order(players, rotation)
+                seated = tuple(table.entrants[p] for p in positions)
+                specs.append(GameSpec(
+                    order=first_order + len(specs),
+                    id=f"{tournament.name}/{game.name}/{table.label}/d{deal}/r{rotation}",
+                    game=game.name,
+                    table=table.label,
+                    deal=deal,
+                    rotation=rotation,
+                    options=options,
+                    setup=setup,
+                    entrants=seated,
+                    seed=deal_seed,
+                    bot_seeds=tuple(bot_seeds[p] for p in positions),
+                    limits=tournament.limits,
+                    sandbox=sandbox,
+                    versions=tuple(versions[entrant.name] for entrant in seated),
+                ))
+    return specs
 
 
-def labelled(game: str, groups: list[tuple[Entrant, ...]]) -> tuple[Table, ...]:
-    """Tables named by their entries (``a+b+c``); a group seated again gets ``#2``, ``#3``, ..."""
+def labelled(game: str, groups: list[tuple[Entrant, ...]], prefix: str = "") -> tuple[Table, ...]:
+    """Tables named by their entries (``a+b+c``, after ``prefix``); a group seated again gets ``#2``, ``#3``, ..."""
     seen: dict[str, int] = {}
     tables = []
     for group in groups:
-        label = "+".join(entrant.name for entrant in group)
+        label = prefix + "+".join(entrant.name for entrant in group)
         seen[label] = seen.get(label, 0) + 1
         tables.append(Table(game, label if seen[label] == 1 else f"{label}#{seen[label]}", group))
     return tuple(tables)
+
+
+def playing_entrants(tournament: Tournament, game: str, plugins: Any) -> list[Entrant]:
+    """The entries of ``tournament`` that play ``game``, in the file's order."""
+    return [entrant for entrant in tournament.entrants if entrant.plays(game, plugins)]
 
 
 def build_schedule(tournament: Tournament, plugins: Any, secret: bytes) -> Schedule:
     """The schedule of a checked tournament under ``secret`` (which draws a sampled tournament's tables)."""
     plans = []
     for entry in tournament.games:
-        playing = [e for e in tournament.entrants if e.plays(entry.name, plugins)]
+        playing = playing_entrants(tournament, entry.name, plugins)
         left_out = tuple(e.name for e in tournament.entrants if e not in playing)
-        if tournament.format == "sampled":
+        if tournament.format == "ladder":
+            groups: list[tuple[Entrant, ...]] = []  # drawn round by round (arena.tournament.ladder)
+        elif tournament.format == "sampled":
             by_name = {entrant.name: entrant for entrant in playing}
             drawn = sampled_tables([e.name for e in playing], entry.players, tournament.tables_per_entry or 1,
                                    secret + entry.name.encode())
