@@ -19,6 +19,7 @@ from arena.errors import BotCheckFailed
 from arena.match import Limits
 from arena.preflight import check_entrants
 from arena.tournament.config import GameEntry
+from tournament_files import stored_records, write_tournament
 
 READY_BOT = """
 import json, sys, time
@@ -220,25 +221,10 @@ def test_a_py_module_the_sandboxed_bot_cannot_read_never_plays_a_broken_game(tmp
 
 
 def test_a_tournament_with_a_broken_bot_stops_before_any_game_is_stored(tmp_path):
-    (tmp_path / "cup.toml").write_text(textwrap.dedent("""
-        [tournament]
-        name = "cup"
-        seed = 1
-
-        [[games]]
-        name = "silk-road"
-        players = 2
-
-        [[bots]]
-        spec = "random"
-
-        [[bots]]
-        spec = "mine=cmd:./no_such_program"
-    """))
-    result = CliRunner().invoke(cli, ["run", "cup.toml", "-j", "1", "--sandbox", "none"])
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "mine=cmd:./no_such_program"'], "silk-road:2")
+    result = CliRunner().invoke(cli, ["run", path, "-j", "1", "--sandbox", "none"])
     assert result.exit_code == 2, result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert errors == [f"Error: bot mine cannot play: cannot start '{tmp_path}/no_such_program': No such file or "
                       f"directory (relative paths resolve against {tmp_path})"]
-    stored = CliRunner().invoke(cli, ["export", "results/cup"])
-    assert stored.output.strip() == ""
+    assert not (tmp_path / "results" / "cup").exists() or stored_records(tmp_path / "results" / "cup") == []
