@@ -15,11 +15,13 @@ import logging
 import os
 from typing import Any, Callable, Iterator, TextIO
 
+from arena.errors import SandboxError
 from arena.preflight import check_entrants
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
 from arena.runs.store import create_or_open
+from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
 from arena.tournament.ladder import run_ladder
 from arena.tournament.progress import Tally, make_progress
@@ -27,6 +29,26 @@ from arena.tournament.schedule import build_schedule
 from arena.versions import entrant_versions
 
 log = logging.getLogger("arena.tournament")
+
+
+def check_protections(tournament: Tournament, sandbox: str, announce: Callable[[str], None]) -> None:
+    """Say which sandbox protections are off here, and refuse a run whose file requires one that is off.
+
+    ``secret-seed`` is the tournament's own: it requires the file to leave out ``seed``.
+    """
+    required = list(tournament.require)
+    if "secret-seed" in required and tournament.seed is not None:
+        raise SandboxError(f"{tournament.path} requires a secret seed but sets seed = {tournament.seed}: "
+                           "remove the seed line (a secret is then drawn and kept in the store)")
+    required = [name for name in required if name != "secret-seed"]
+    if sandbox != "process":
+        if required:
+            raise SandboxError(f"{tournament.path} requires sandbox protections ({', '.join(required)}); "
+                               f"--sandbox {sandbox} turns them all off: use --sandbox process")
+        announce("sandbox: none (bots run in the runner's processes, trusted code only)")
+        return
+    check_required(required)
+    announce(weaknesses())
 
 
 def seed_line(seed: int | None, folder: str) -> str:
@@ -49,6 +71,7 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
     :param announce: where the lines said before playing go (what is reused, what changed, where results go).
     """
+    check_protections(tournament, sandbox, announce)
     with results_folder(root, tournament.name, fresh) as folder:
         store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
                                         "definition": tournament.definition()})
