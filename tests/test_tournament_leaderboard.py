@@ -21,6 +21,7 @@ from arena.tournament.leaderboard import build_leaderboard, write_files
 from arena.tournament.ratings import ENVIRONMENT, cached_ratings, rate_games
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule
+from arena.runs.seeds import public_secret
 from arena.runs.spec import FinishedGame
 from arena.runs.store import create_or_open, open_store
 from arena.tournament.store import seats_with_blocks
@@ -145,7 +146,7 @@ def test_the_files_say_the_same_in_markdown_and_csv(folder):
     best = section(board, "silk-road")["standings"][0]
     assert f"| {best['bot']}" in markdown and f"{best['rating']:.2f}" in markdown
     rows = list(csv.DictReader(io.StringIO(read(folder, "leaderboard.csv"))))
-    assert list(rows[0]) == ["section", "rank", "rank_low", "rank_high", "bot", "rating", "rating_low", "rating_high",
+    assert list(rows[0]) == ["section", "rank", "bot", "rank_low", "rank_high", "rating", "rating_low", "rating_high",
                              "mu", "sigma", "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money",
                              "faults", "mean_game_rank"]
     assert [row["section"] for row in rows].count("overall") == 5
@@ -178,8 +179,10 @@ def test_the_leaderboard_of_one_game(folder):
 def test_ratings_follow_the_schedule_not_the_order_games_were_stored(folder, tmp_path, records):
     """Store the same games in a shuffled order: the leaderboard does not change."""
     tournament = make_tournament()
-    schedule = build_schedule(tournament, get_plugins())
-    specs = schedule.specs("none", get_plugins())
+    secret = public_secret(tournament.seed)
+    schedule = build_schedule(tournament, get_plugins(), secret)
+    specs = schedule.specs("none", get_plugins(), secret, {entrant.name: "v" for entrant in tournament.entrants})
+    (tmp_path / "lb").mkdir()
     shuffled = create_or_open(str(tmp_path / "lb"), {"name": "lb", "kind": "tournament",
                                                       "definition": tournament.definition(),
                                                       "plan": schedule.summary(), "total": len(specs)})

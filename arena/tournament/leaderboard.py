@@ -35,7 +35,7 @@ from arena.standings.seats import from_rows
 from arena.tournament.ratings import OVERALL_RULE, cached_ratings
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
-STANDING_KEYS = ("rank", "rank_low", "rank_high", "bot", "rating", "rating_low", "rating_high", "mu", "sigma",
+STANDING_KEYS = ("rank", "bot", "rank_low", "rank_high", "rating", "rating_low", "rating_high", "mu", "sigma",
                  "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money", "faults",
                  "mean_game_rank")
 STANDING_HEADERS = ("rank", "ranks", "bot", "rating", "95% interval", "vs next", "games", "firsts",
