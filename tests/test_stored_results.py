@@ -173,3 +173,16 @@ def test_a_locked_store_stops_the_run_with_one_line_and_keeps_every_game(isolate
     assert len(stored_records(isolated / "results" / "cup")) == 4
     assert run("run", path, "--sandbox", "none").exit_code == 0
     assert len(stored_records(isolated / "results" / "cup")) == 12
+
+
+def test_ratings_made_while_playing_equal_a_rating_pass_afterwards(isolated):
+    path = write(isolated, ["random", "r2=random", "trader"], deals=3)
+    assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
+    live = run("leaderboard", "results/cup", "--format", "json").stdout
+    store = open_store("results/cup")
+    try:
+        with store.transaction() as db:
+            db.execute("DELETE FROM figures")  # forget what the run rated while playing
+    finally:
+        store.close()
+    assert run("leaderboard", "results/cup", "--format", "json").stdout == live

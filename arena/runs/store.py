@@ -27,7 +27,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple, TypedDict
 
 import orjson
 
@@ -80,6 +80,16 @@ class BotTotals(NamedTuple):
     faults: int
 
 
+class Header(TypedDict):
+    """The run's name, kind (``tournament``, ``comparison``), definition, plan and total of games."""
+
+    name: str
+    kind: str
+    definition: dict[str, Any]
+    plan: dict[str, Any]
+    total: int
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """What the store holds of a game: its spec key, id, place in the current schedule (or None) and versions."""
@@ -126,7 +136,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
+    def query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows of one read query, SQLite errors made one line."""
         with sqlite_errors(self.path):
             return self.db.execute(sql, tuple(args)).fetchall()
@@ -154,13 +164,13 @@ class Store:
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                            [(key, json.dumps(value)) for key, value in values.items()])
 
-    def header(self) -> dict:
+    def header(self) -> Header:
         """The run's name, kind, definition, plan and total (what the leaderboard and report show)."""
         name = self.meta("name")
         if name is None:
             raise StoreError(f"{self.path}: no tournament stored in it")
-        return {"name": name, "kind": self.meta("kind", "tournament"), "definition": self.meta("definition", {}),
-                "plan": self.meta("plan", {}), "total": self.meta("total", 0)}
+        return Header(name=name, kind=self.meta("kind", "tournament"), definition=self.meta("definition", {}),
+                      plan=self.meta("plan", {}), total=self.meta("total", 0))
 
     def secret(self) -> bytes | None:
         """The run's drawn secret, if it has one."""
@@ -241,18 +251,19 @@ class Store:
     def count(self, game: str | None = None) -> int:
         """Current games (of ``game``, or all)."""
         if game is None:
-            return self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL")[0][0]
-        return self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL AND game = ?", (game,))[0][0]
+            return int(self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL")[0][0])
+        return int(self.query("SELECT COUNT(*) FROM games WHERE current IS NOT NULL AND game = ?", (game,))[0][0])
 
     def count_history(self) -> int:
         """Games kept as history (out of the standings)."""
-        return self.query("SELECT COUNT(*) FROM games WHERE current IS NULL")[0][0]
+        return int(self.query("SELECT COUNT(*) FROM games WHERE current IS NULL")[0][0])
 
     def records(self, games: Iterable[str] = (), bots: Iterable[str] = (), ids: Iterable[str] = (),
                 history: bool = False) -> Iterator[str]:
         """Records (JSON text) of the current games in schedule order (with ``history``, then the others),
         of any of ``games``, with any of ``bots`` seated, among ``ids`` (a filter left empty takes all)."""
-        where, args = ([] if history else ["current IS NOT NULL"]), []
+        where = [] if history else ["current IS NOT NULL"]
+        args: list[str] = []
         for column, values in (("game", tuple(games)), ("id", tuple(ids))):
             if values:
                 where.append(f"{column} IN ({', '.join('?' * len(values))})")
@@ -274,9 +285,10 @@ class Store:
                           (game_id,))
         return rows[0][0] if rows else None
 
-    def record_by_key(self, key: str) -> dict:
+    def record_by_key(self, key: str) -> dict[str, Any]:
         """The record of the game stored under spec key ``key`` (which must be there)."""
-        return json.loads(self.query("SELECT record FROM games WHERE key = ?", (key,))[0][0])
+        record: dict[str, Any] = json.loads(self.query("SELECT record FROM games WHERE key = ?", (key,))[0][0])
+        return record
 
     def bot_totals(self, game: str | None = None) -> list[BotTotals]:
         """Per bot over the current games (of ``game``, or all): seats, firsts, rank sum, money sum, faults."""
@@ -295,6 +307,14 @@ class Store:
         """``(order, bot, rank)`` of every seat of the current games of ``game``, in schedule then seat order."""
         return self.query("SELECT g.current, s.bot, s.rank FROM seats s JOIN games g ON g.row = s.row "
                           "WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat", (game,))
+
+    def placings_by_key(self) -> dict[str, list[tuple[str, int]]]:
+        """Every stored game's ``(bot, rank)`` by seat, by spec key (what a rater needs of reused games)."""
+        found: dict[str, list[tuple[str, int]]] = {}
+        for key, bot, rank in self.query("SELECT g.key, s.bot, s.rank FROM seats s JOIN games g ON g.row = s.row "
+                                         "ORDER BY s.row, s.seat"):
+            found.setdefault(key, []).append((bot, rank))
+        return found
 
     def seats_with_blocks(self, game: str) -> list[tuple[int, str, int, str, int, int, int]]:
         """``(order, table, deal, bot, rank, money, faults)`` of every seat of the current games of ``game``,

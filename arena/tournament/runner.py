@@ -24,6 +24,7 @@ from arena.runs.store import create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
 from arena.tournament.ladder import run_ladder
+from arena.tournament.live_ratings import LiveRatings
 from arena.tournament.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
 from arena.versions import entrant_versions
@@ -102,9 +103,14 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
             totals = store.bot_totals()
             tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals},
                           {row.bot: row.seats for row in totals}, reused=reuse.reused)
-            with _pool(pool, jobs, scheduler, plugins, reuse.to_play) as chosen:
-                return run_schedule(specs, chosen, store, make_progress(tournament.name, tally, progress_stream,
-                                                                        progress_every), folder=folder)
+            live = LiveRatings(specs, store, tournament.rating)  # rated while the workers play
+            try:
+                with _pool(pool, jobs, scheduler, plugins, reuse.to_play) as chosen:
+                    return run_schedule(specs, chosen, store, make_progress(tournament.name, tally, progress_stream,
+                                                                            progress_every), folder=folder,
+                                        on_game=live.game_done)
+            finally:
+                live.finish()
         finally:
             store.close()
 
