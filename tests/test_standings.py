@@ -157,8 +157,10 @@ def test_wide_names_keep_the_columns_aligned():
 
 
 def test_diff_of_one_section_compares_that_section_only():
-    old = build_leaderboard(MemoryStore({"one": duplicate_games(STRENGTH, 3, 1), "two": duplicate_games(STRENGTH, 3, 1)}))
-    new = build_leaderboard(MemoryStore({"one": duplicate_games(STRENGTH, 3, 3), "two": duplicate_games(STRENGTH, 3, 3)}))
+    def board(deals: int) -> dict:
+        return build_leaderboard(MemoryStore({game: duplicate_games(STRENGTH, 3, deals) for game in ("one", "two")}))
+
+    old, new = board(1), board(3)
     for game in ("one", "two", "overall"):
         diff = diff_boards(old, select(new, game))
         assert [section["game"] for section in diff["sections"]] == [game] and diff["dropped"] == []

@@ -94,8 +94,9 @@ def test_standings_match_the_records(folder, records):
             bot = row["bot"]
             seats = [(r, s) for r in records if r["game"] == game for s, name in enumerate(r["players"]) if name == bot]
             assert row["mu"] == row["rating"] == pytest.approx(expected[bot].mu, abs=1e-9)
-            assert (row["rating_low"], row["rating_high"]) == pytest.approx(
-                (expected[bot].mu - 1.96 * expected[bot].sigma, expected[bot].mu + 1.96 * expected[bot].sigma), abs=1e-3)
+            mu, sigma = expected[bot].mu, expected[bot].sigma
+            interval = (mu - 1.96 * sigma, mu + 1.96 * sigma)
+            assert (row["rating_low"], row["rating_high"]) == pytest.approx(interval, abs=1e-3)
             assert row["sigma"] == pytest.approx(expected[bot].sigma, abs=1e-9)
             assert row["score"] == pytest.approx(expected[bot].mu - 3 * expected[bot].sigma, abs=1e-9)
             assert row["games"] == len(seats)
@@ -110,8 +111,11 @@ def test_standings_match_the_records(folder, records):
 def test_head_to_head_counts_match_the_records(folder, records):
     board = json.loads(read(folder, "leaderboard.json"))
     pairs = section(board, "silk-road")["head_to_head"]
-    above = sum(1 for r in records if r["game"] == "silk-road" and "trader" in r["players"] and "random" in r["players"]
-                and r["result"]["ranks"][r["players"].index("trader")] < r["result"]["ranks"][r["players"].index("random")])
+    def placing(record, bot):
+        return record["result"]["ranks"][record["players"].index(bot)]
+
+    above = sum(1 for r in records if r["game"] == "silk-road" and {"trader", "random"} <= set(r["players"])
+                and placing(r, "trader") < placing(r, "random"))
     meetings = sum(1 for r in records if r["game"] == "silk-road" and {"trader", "random"} <= set(r["players"]))
     assert pairs["trader"]["random"]["above"] == above == pairs["random"]["trader"]["below"]
     assert pairs["trader"]["random"]["meetings"] == meetings == 2 * 2 * 3  # two tables hold both
@@ -119,18 +123,20 @@ def test_head_to_head_counts_match_the_records(folder, records):
 
 def test_the_overall_section_ranks_by_the_mean_of_the_game_ranks(folder):
     board = json.loads(read(folder, "leaderboard.json"))
-    ranks = {g: {row["bot"]: row["rank"] for row in section(board, g)["standings"]} for g in ("modern-art", "silk-road")}
+    games = ("modern-art", "silk-road")
+    ranks = {g: {row["bot"]: row["rank"] for row in section(board, g)["standings"]} for g in games}
     overall = section(board, "overall")["standings"]
     means = [row["mean_game_rank"] for row in overall]
     assert means == sorted(means)
     by_bot = {row["bot"]: row for row in overall}
-    assert by_bot["random"]["mean_game_rank"] == pytest.approx((ranks["modern-art"]["random"] + ranks["silk-road"]["random"]) / 2)
-    assert by_bot["random"]["game_ranks"] == {"modern-art": ranks["modern-art"]["random"], "silk-road": ranks["silk-road"]["random"]}
+    assert by_bot["random"]["mean_game_rank"] == pytest.approx(sum(ranks[g]["random"] for g in games) / 2)
+    assert by_bot["random"]["game_ranks"] == {g: ranks[g]["random"] for g in games}
     assert by_bot["trader"]["mean_game_rank"] == ranks["silk-road"]["trader"]  # plays one game: its rank there
     assert all(row["mu"] is None for row in overall)  # ratings of different games are never combined
     assert by_bot["random"]["games"] == sum(
-        row["games"] for g in ("modern-art", "silk-road") for row in section(board, g)["standings"] if row["bot"] == "random")
-    assert section(board, "overall")["notes"] == ["trader is ranked on silk-road only", "appraiser is ranked on modern-art only"]
+        row["games"] for g in games for row in section(board, g)["standings"] if row["bot"] == "random")
+    assert section(board, "overall")["notes"] == ["trader is ranked on silk-road only",
+                                                  "appraiser is ranked on modern-art only"]
 
 
 def test_the_files_say_the_same_in_markdown_and_csv(folder):

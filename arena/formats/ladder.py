@@ -34,11 +34,12 @@ How a round is drawn:
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from arena.formats.seeding import derived
 
 __all__ = ["Standing", "ladder_round", "settled", "order_probability"]
 
@@ -71,7 +72,7 @@ def ladder_round(standings: list[Standing], round_number: int, seed: bytes | int
     ordered = sorted(standings, key=lambda s: s.entry)
     if len(ordered) < players:  # one table, the entries repeated in order (as a round-robin does)
         return [tuple(ordered[seat % len(ordered)].entry for seat in range(players))]
-    rng = np.random.default_rng(_derived(seed, round_number))
+    rng = np.random.default_rng(derived(seed, "ladder", str(round_number)))
     uncertain = [s.games < new_games or s.sigma > uncertain_sigma for s in ordered]
     by_uncertainty = sorted(range(len(ordered)), key=lambda i: (-ordered[i].sigma, ordered[i].games,
                                                                  ordered[i].entry))
@@ -126,11 +127,6 @@ def _cut(line: list[int], players: int, size: int) -> list[list[int]]:
 def _rotated(table: list[int], round_number: int) -> list[int]:
     shift = round_number % len(table)
     return table[shift:] + table[:shift]
-
-
-def _derived(seed: bytes | int, round_number: int) -> int:
-    raw = seed if isinstance(seed, bytes) else str(seed).encode()
-    return int.from_bytes(hashlib.sha256(raw + b"\0ladder\0" + str(round_number).encode()).digest()[:8], "little")
 
 
 def order_probability(upper: Standing, lower: Standing) -> float:

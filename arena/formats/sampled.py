@@ -34,11 +34,12 @@ each take well under a second.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from arena.formats.seeding import derived
 
 __all__ = ["sampled_tables"]
 
@@ -70,17 +71,11 @@ def sampled_tables(entries: list[str], players: int, tables_per_entry: int,
         return [tuple(filled[(seat + table) % players] for seat in range(players)) for table in range(tables_per_entry)]
     design = _Design(len(entries), players, tables_per_entry)
     for index, name in enumerate(entries[players:], players):
-        design.add(index, np.random.default_rng(_derived(seed, name)))
+        design.add(index, np.random.default_rng(derived(seed, "sampled", name)))
     design.finish()
     design.even_out()
     design.even_seats()
     return [tuple(entries[member] for member in table) for table in design.tables]
-
-
-def _derived(seed: bytes | int, name: str) -> int:
-    """A 64-bit integer from the seed and an entry's name (its step of the draw depends on nothing else)."""
-    raw = seed if isinstance(seed, bytes) else str(seed).encode()
-    return int.from_bytes(hashlib.sha256(raw + b"\0sampled\0" + name.encode()).digest()[:8], "little")
 
 
 @dataclass
@@ -238,7 +233,7 @@ class _Design:
             positions[table, range(self.players)] += 1
         for _ in range(passes):
             changed = False
-            for number, table in enumerate(self.tables):
+            for table in self.tables:
                 for i, j in itertools.combinations(range(self.players), 2):
                     a, b = table[i], table[j]
                     # a: i -> j, b: j -> i; the drop in sum of squares, halved

@@ -103,7 +103,8 @@ def from_rows(rows: list[tuple[int, Any, int, str, int, int, int]]) -> GameSeats
     blocks: dict[tuple, int] = {}
     block = [blocks.setdefault((table[start], deal[start]), len(blocks)) for start in starts.tolist()]
     return GameSeats(
-        bots=bots, names=names, ranks=rank, game=game, bot=np.array(list(map(index.__getitem__, names)), dtype=np.int64),
+        bots=bots, names=names, ranks=rank, game=game,
+        bot=np.array(list(map(index.__getitem__, names)), dtype=np.int64),
         rank=np.asarray(rank, dtype=np.int64), money=np.asarray(money, dtype=np.int64),
         faults=np.asarray(faults, dtype=np.int64), block=np.asarray(block, dtype=np.int64),
         starts=np.append(starts, len(seq)))
