@@ -162,6 +162,7 @@ def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any
 
 def template(factory: Callable[..., Any], options: dict) -> None:
     """Fork a fresh bot for each game the runner asks for on the control socket (``ARENA_CONTROL_FD``)."""
+    from arena.sandbox import jail, limits  # noqa: F401 - imported once here, not in every game's fork
     control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the game keepers are reaped by the kernel
     control.send(b'{"ready": true}')

@@ -88,13 +88,18 @@ class ForkedGame:
     process 1); the exit status comes from the keeper over the template's control socket.
     """
 
-    def __init__(self, owner: "ProcessBot", number: int, keeper: int, bot_pid: int) -> None:
+    def __init__(self, owner: "ProcessBot", number: int, keeper: int) -> None:
         self.owner = owner
         self.number = number
         self.pid = keeper
-        self.bot_pid = bot_pid
+        self.bot_pid: int | None = None
         self.returncode: int | None = None
-        self.stdin = self.stdout = self.stderr = None
+
+    def bot(self) -> int | None:
+        """The bot's pid (the keeper's child, looked up when first needed)."""
+        if self.bot_pid is None:
+            self.bot_pid = self.owner._children_of(self.pid, wait=True)
+        return self.bot_pid
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -150,6 +155,7 @@ class ProcessBot:
         self.process: Any = None
         self.cgroup: BotCgroup | None = None
         self.template_process: subprocess.Popen | None = None
+        self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
         self.spawn_error: str | None = None
         self.games = 0
         self._spawn()
@@ -315,7 +321,42 @@ class ProcessBot:
             time.sleep(0.0002)
 
     def _fork_game(self) -> None:
-        """A fresh bot for this game, forked from the template (started first if need be)."""
+        """A fresh bot for this game, forked from the template (started first if need be).
+
+        The fork is asked for as soon as the last game ended (:meth:`finish_game`),
+        so that it overlaps with the runner's work and the other seats' forks;
+        here its answer is collected.
+        """
+        if self.pending is None:
+            self._ask_fork()
+        if self.spawn_error:
+            return
+        number, ours = self.pending
+        self.pending = None
+        deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
+        reply = None
+        while reply is None or reply.get("game") != number:
+            reply = self._control_message(max(deadline - time.monotonic(), 0))
+            if reply is None:
+                break
+        keeper = self._keeper_of(reply["forked"]) if reply and "forked" in reply else None
+        if not keeper:
+            for fd in ours:
+                os.close(fd)
+            self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
+            self._close_template()
+            return
+        self.spawn_error = None
+        self.process = ForkedGame(self, number, keeper)
+        self._take_pipes(*ours)
+        self.pid = keeper
+        if not (self.cgroup and self.cgroup.core):  # timed on the bot's own CPU clock: its pid is needed now
+            self.pid = self.process.bot() or keeper
+        self._watch_clock()
+        self.cpu_mark = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+
+    def _ask_fork(self) -> None:
+        """Send the template the pipes of a new game (starting the template first if need be)."""
         if self.template_process is None or self.template_process.poll() is not None:
             self._close_template()
             self._start_template()
@@ -327,41 +368,14 @@ class ProcessBot:
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         if self.cgroup:
             self.cgroup.thaw()
+        request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": covered(self.readable or [])}
         try:
-            socket.send_fds(self.control, [orjson.dumps({"game": self.games, "memory_mb": self.limits.memory_mb,
-                                                         "keep": covered(self.readable or [])})],
-                            theirs)
+            socket.send_fds(self.control, [orjson.dumps(request)], theirs)
         except OSError:
-            reply = None
-        else:
-            reply = None
-            deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
-            while reply is None or reply.get("game") != self.games:
-                reply = self._control_message(max(deadline - time.monotonic(), 0))
-                if reply is None:
-                    break
+            pass  # the template is gone: collecting the answer says so
         for fd in theirs:
             os.close(fd)
-        if not reply or "forked" not in reply:
-            for fd in ours:
-                os.close(fd)
-            self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
-            self._close_template()
-            return
-        keeper = self._keeper_of(reply["forked"])
-        bot_pid = self._children_of(keeper, wait=True) if keeper else None
-        self.process = ForkedGame(self, self.games, keeper or 0, bot_pid or 0)
-        if not keeper or not bot_pid:
-            self.spawn_error = f"the game of {self.name} did not start"
-            for fd in ours:
-                os.close(fd)
-            self.process = None
-            return
-        self.spawn_error = None
-        self._take_pipes(*ours)
-        self.pid = bot_pid
-        self._watch_clock()
-        self.cpu_mark = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        self.pending = (self.games, ours)
 
     def _keeper_of(self, inner_pid: int) -> int | None:
         """The runner's id of the template's child ``inner_pid`` (an id in the template's PID namespace)."""
@@ -382,6 +396,10 @@ class ProcessBot:
 
     def _close_template(self) -> None:
         """End the template and all its games; remove its cgroup."""
+        if self.pending is not None:
+            for fd in self.pending[1]:
+                os.close(fd)
+            self.pending = None
         if self.template_process is not None:
             try:
                 os.kill(self.template_pid, signal.SIGKILL)
@@ -484,8 +502,9 @@ class ProcessBot:
         if self.process is None:
             return
         if isinstance(self.process, ForkedGame):
+            bot_pid = self.process.bot() if self.process.returncode is None else None
             try:
-                os.kill(self.process.bot_pid, signal.SIGKILL)
+                os.kill(bot_pid or self.process.pid, signal.SIGKILL)
             except OSError:
                 pass
             try:
@@ -536,19 +555,22 @@ class ProcessBot:
             self.uid = None
 
     def finish_game(self) -> None:
-        """End this game's process (and everything it started); a template stays for the next game."""
+        """End this game's process (and everything it started); a template stays, forking the next game's bot."""
+        self._end_game()
+        if self.template and self.pending is None and self.template_process is not None:
+            self._ask_fork()  # the next game's bot, made while the runner does other work
+
+    def _end_game(self) -> None:
         if self.process is not None:
             self._resume()
             self._drain_stderr()
         self._kill()
         self._cleanup()
         self.stderr_capture.end_game()
-        if self.template and self.cgroup is not None:
-            self.cgroup.freeze()  # the template waits frozen: nothing of the bot runs between games
 
     def close(self) -> None:
         """Kill the bot's processes (a template too) and free everything (the adapter can still ``start`` again)."""
-        self.finish_game()
+        self._end_game()
         if self.template:
             self._close_template()
 
@@ -736,7 +758,7 @@ class ProcessBot:
     def start(self, info: dict, limit_ms: float) -> None:
         """Send ``start`` (starting the process afresh if it is not running) and wait for ready."""
         if not self.running:
-            self.finish_game()
+            self._end_game()
             self._spawn()
             if self.spawn_error:
                 self.healthy = False

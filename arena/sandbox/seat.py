@@ -57,7 +57,7 @@ def program_files(argv: list[str], cwd: str) -> tuple[list[str], list[str]]:
     """``argv`` with paths made absolute, and what the bot may read: the folders of the files it names.
 
     A folder that also holds private things (:func:`shows_private`) is not
-    shown; only the files named are.
+    shown: only the files named in it are (a private folder named is not shown at all).
     """
     command: list[str] = []
     own: list[str] = []
@@ -67,7 +67,10 @@ def program_files(argv: list[str], cwd: str) -> tuple[list[str], list[str]]:
             path = os.path.abspath(path)
             command.append(path)
             folder = path if os.path.isdir(path) else os.path.dirname(path)
-            own.append(path if shows_private(folder) else folder)
+            if not shows_private(folder):
+                own.append(folder)
+            elif folder != path:
+                own.append(path)  # a file in a private folder: that file alone
         else:
             command.append(part)
     return command, own

@@ -1,0 +1,24 @@
+"""Bots at one table cannot talk: no shared /tmp, /dev/shm, UNIX socket (path or abstract) or SysV shm."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import KINDS, cmd, honest, play, reports, require
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_two_bots_at_one_table_cannot_reach_each_other(kind):
+    require("namespaces", "filesystem", "ipc")
+    make = KINDS[kind]
+    record, texts = play([make("leave", name="leaver"), make("find", name="finder"), honest()])
+    control, _ = play([make("none", name="leaver"), make("none", name="finder"), honest()])
+    left = reports(texts[0], "leave")[-1]
+    assert left["/tmp/hostile-mark"] == "written" and left["sysv"] == "written"  # the attack was really made
+    assert left["'\\x00hostile-abstract'"] == "listening" and left["'/tmp/hostile.sock'"] == "listening"
+    found = reports(texts[1], "find")[-1]
+    assert found["/tmp/hostile-mark"] == found["/dev/shm/hostile-mark"] == "FileNotFoundError"
+    assert found["'/tmp/hostile.sock'"] in ("FileNotFoundError", "ConnectionRefusedError")
+    assert found["'\\x00hostile-abstract'"] == "ConnectionRefusedError"
+    assert found["sysv"] == "absent"
+    assert record["faults"] == [] and record["moves"] == control["moves"]
