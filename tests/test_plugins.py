@@ -132,6 +132,39 @@ def test_a_plugin_failing_in_register_bots_is_skipped(capsys):
     assert "plugin faulty failed in register_bots" in capsys.readouterr().err
 
 
+def test_a_plugin_adds_a_command_through_register_commands(monkeypatch, fresh_plugins, capsys):
+    import click
+    from click.testing import CliRunner
+
+    import arena.cli
+
+    module = types.ModuleType("greeter")
+
+    @hookimpl
+    def register_commands(cli):
+        @cli.command()
+        def hello() -> None:
+            """Say hello."""
+            click.echo("hello from a plugin")
+
+    broken = types.ModuleType("broken")
+
+    @hookimpl
+    def register_commands_broken(cli):
+        raise RuntimeError("no commands today")
+
+    module.register_commands = register_commands
+    broken.register_commands = register_commands_broken
+    plugins = fresh_plugins()
+    plugins.register_module(module, "greeter")
+    plugins.register_module(broken, "broken")
+    group = click.Group("arena")
+    monkeypatch.setattr(arena.cli, "cli", group)
+    arena.cli._register_plugin_commands()
+    assert CliRunner().invoke(group, ["hello"]).output == "hello from a plugin\n"
+    assert "plugin broken failed in register_commands: RuntimeError('no commands today')" in capsys.readouterr().err
+
+
 def test_arena_help_survives_a_broken_plugin(tmp_path):
     """A real subprocess: a broken entry point on sys.path still leaves `arena --help` working."""
     dist = tmp_path / "broken_dist-0.1.dist-info"
