@@ -171,3 +171,13 @@ def test_diff_of_one_section_compares_that_section_only():
     assert [section["game"] for section in whole["sections"]] == ["one", "two", "overall"] and not whole["dropped"]
     assert "mean game rank" in render_diff(whole, "table")
     json.loads(render_diff(diff_boards(old, select(new, "two")), "json"))
+
+
+def test_a_game_not_played_yet_leaves_its_order_open_and_the_overall_ranks_alone():
+    store = MemoryStore({"one": duplicate_games(STRENGTH, 3, 2), "two": []})
+    store.head["plan"]["games"][1]["entries"] = list(STRENGTH)
+    board = build_leaderboard(store)
+    two, overall = board["sections"][1], board["sections"][2]
+    assert all((row["rank_low"], row["rank_high"], row["games"]) == (1, 5, 0) for row in two["standings"])
+    one = {row["bot"]: row["rank"] for row in board["sections"][0]["standings"]}
+    assert all(row["game_ranks"] == {"one": one[row["bot"]]} for row in overall["standings"])

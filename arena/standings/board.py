@@ -76,7 +76,7 @@ def game_section(data: GameInput, rater: RaterInfo) -> dict:
     rows = []
     for rank, bot in enumerate(order, 1):
         rating = data.ratings.get(bot, start)
-        low, high = resampled.rank_range(bot) if bot in resampled.bots else (rank, rank)
+        low, high = resampled.rank_range(bot) if bot in resampled.bots else (1, len(order))  # no games yet
         rows.append({"rank": rank, "bot": bot, "rating": rating.mu, "rating_low": rating.low,
                      "rating_high": rating.high, "mu": rating.mu, "sigma": rating.sigma,
                      "score": rating.conservative, "rank_low": low, "rank_high": high,
@@ -91,7 +91,8 @@ def game_section(data: GameInput, rater: RaterInfo) -> dict:
 def overall_section(games: list[GameInput], sections: list[dict], bots: list[str], stored: int, scheduled: int,
                     notes: list[str]) -> dict:
     """The overall section from the games' inputs and their built sections (for the ranks)."""
-    ranks = {section["game"]: {row["bot"]: row["rank"] for row in section["standings"]} for section in sections}
+    ranks = {section["game"]: {row["bot"]: row["rank"] for row in section["standings"] if row["games"]}
+             for section in sections}  # a game the bot has not played yet does not count
     mean_rank = {bot: [ranks[g.name][bot] for g in games if bot in ranks[g.name]] for bot in bots}
     order = sorted((bot for bot in bots if mean_rank[bot]),
                    key=lambda bot: (np.mean(mean_rank[bot]), min(mean_rank[bot]), bot))
