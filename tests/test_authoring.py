@@ -76,10 +76,12 @@ def scaffold(tmp_path, name="my-bot"):
 def test_new_bot_writes_a_plugin_distribution(tmp_path):
     folder = scaffold(tmp_path)
     files = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
-    assert files == ["README.md", "my_bot/__init__.py", "my_bot/bot.py", "my_bot/plugin.py",
+    assert files == [".gitignore", "README.md", "my_bot/__init__.py", "my_bot/bot.py", "my_bot/plugin.py",
                      "pyproject.toml", "tests/test_my_bot.py"]
     project = tomllib.loads((folder / "pyproject.toml").read_text())
     assert project["project"]["name"] == "my-bot"
+    assert project["project"]["dependencies"][0].startswith("knizia-arena>=")  # arena's name on the index
+    assert project["project"]["optional-dependencies"]["test"] == ["pytest>=8"]  # what its README installs
     assert project["project"]["entry-points"]["arena"] == {"my-bot": "my_bot.plugin"}
     assert 'arena_check_bot("my-bot")' in (folder / "tests" / "test_my_bot.py").read_text()
     assert "arena check-bot my-bot" in (folder / "README.md").read_text()

@@ -122,7 +122,7 @@ def test_report_without_matplotlib_says_what_to_install(tmp_path, monkeypatch):
     result = run("report", str(tmp_path))
     assert result.exit_code == 2
     assert result.output.strip() == "Error: arena report draws its charts with matplotlib: " \
-                                    "pip install 'arena[report]' (or pip install matplotlib)"
+                                    "pip install 'knizia-arena[report]' (or pip install matplotlib)"
 
 
 def test_rating_history_starts_at_the_prior_and_ends_at_the_ratings():

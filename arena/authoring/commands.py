@@ -27,12 +27,12 @@ def new_bot(name: str, folder: Path | None) -> None:
 
     The folder gets a pyproject.toml declaring the "arena" entry point, a bot
     module that plays both games legally (one method per decision, to edit), a
-    test running arena's conformance check, and a README. Then:
+    test running arena's conformance check, a README and a .gitignore. Then:
 
     \b
-      cd NAME && python -m pip install -e .   # `arena bots` lists NAME
-      python -m pytest                         # the conformance check
-      arena check-bot NAME                     # faults, times, determinism
+      cd NAME && python -m pip install -e '.[test]'   # `arena bots` lists NAME
+      python -m pytest                                 # the conformance check
+      arena check-bot NAME                             # faults, times, determinism
     """
     from arena.authoring.scaffold import write_distribution
     from arena.plugins import get_plugins
@@ -40,7 +40,7 @@ def new_bot(name: str, folder: Path | None) -> None:
     folder = folder or Path(name)
     for path in write_distribution(name, folder, get_plugins()):
         click.echo(f"wrote {path}")
-    click.echo(f"\nNext: cd {folder} && python -m pip install -e . && arena check-bot {name}")
+    click.echo(f"\nNext: cd {folder} && python -m pip install -e '.[test]' && arena check-bot {name}")
 
 
 @click.command("check-bot")

@@ -21,10 +21,11 @@ name = "$name"
 version = "0.1.0"
 description = "$name: a bot for arena (Modern Art and Maritime Silk Road)"
 requires-python = ">=3.11"
-dependencies = ["arena>=$arena_version"]
+# arena's distribution is "knizia-arena" ("arena" on the package index is another project)
+dependencies = ["knizia-arena>=$arena_version"]
 
 [project.optional-dependencies]
-dev = ["pytest>=8"]
+test = ["pytest>=8"]
 
 # This entry point is what makes arena find the bot once the distribution is installed.
 [project.entry-points.arena]
@@ -155,22 +156,43 @@ README = Template('''\
 A bot for arena playing Modern Art and Maritime Silk Road, scaffolded by
 `arena new-bot $name`.
 
+With arena installed (`arena --help` works), from this folder:
+
 ```sh
-python -m pip install -e .          # arena now lists it: arena bots
-python -m pytest                    # the conformance check, through arena's pytest plugin
-arena check-bot $name               # faults, decision times, determinism, per game
+python -m pip install -e '.[test]'
+arena bots
+python -m pytest
+arena check-bot $name
 arena play modern-art -b $name -b random -b random --seed 1
-arena play silk-road -b $name:boldness=0.8 -b random --seed 1
+arena play silk-road -b $name:boldness=0.8 -b random --seed 1 --trace
 ```
+
+The install is editable (`-e`): edits to `$package/` count at once. `arena
+bots` lists `$name`; `python -m pytest` runs the conformance check through
+arena's pytest plugin (`[test]` brings pytest); `arena check-bot` reports
+faults with the bot's stderr, CPU and wall time per decision and determinism,
+per game; `--trace` prints every message to and from each seat on stderr.
 
 Edit `$package/bot.py`: one method per decision. The messages a bot
 receives are described in arena's `docs/protocol.md`, and every key of each
 game's views in `docs/games/`.
 ''')
 
+GITIGNORE = Template('''\
+__pycache__/
+*.py[cod]
+*.egg-info/
+build/
+dist/
+.venv/
+.pytest_cache/
+results/
+''')
+
 #: The distribution's files: path (with placeholders) -> template.
 FILES = {
     "pyproject.toml": PYPROJECT,
+    ".gitignore": GITIGNORE,
     "README.md": README,
     "$package/__init__.py": PACKAGE_INIT,
     "$package/plugin.py": PLUGIN,

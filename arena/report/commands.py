@@ -43,7 +43,7 @@ def report(results: str, out: str | None, per_table: int, wanted: tuple[str, ...
       arena report results/demo --game demo/silk-road/t1/d7/r2
       arena report results                 # every tournament and comparison, with an index
 
-    Charts need matplotlib: pip install 'arena[report]'.
+    Charts need matplotlib: pip install 'knizia-arena[report]' (from a checkout: pip install -e '.[report]').
     """
     from arena.plugins import get_plugins
     from arena.report.root import write_report

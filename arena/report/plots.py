@@ -1,4 +1,4 @@
-"""The report's charts, drawn by matplotlib as SVG text (the optional extra ``arena[report]``).
+"""The report's charts, drawn by matplotlib as SVG text (the optional extra ``knizia-arena[report]``).
 
 Each function takes plain data and returns one SVG document. Figures are made
 with :class:`matplotlib.figure.Figure` directly, never through pyplot, so no
@@ -14,7 +14,8 @@ from typing import Any
 
 from arena.errors import ReportError
 
-INSTALL_HINT = "arena report draws its charts with matplotlib: pip install 'arena[report]' (or pip install matplotlib)"
+INSTALL_HINT = ("arena report draws its charts with matplotlib: pip install 'knizia-arena[report]' "
+                "(or pip install matplotlib)")
 #: rc settings for every chart: text kept as text, ids that do not change from run to run
 RC = {"svg.fonttype": "none", "svg.hashsalt": "arena-report", "font.size": 9,
       "axes.spines.top": False, "axes.spines.right": False}
