@@ -186,3 +186,66 @@ def test_ratings_made_while_playing_equal_a_rating_pass_afterwards(isolated):
     finally:
         store.close()
     assert run("leaderboard", "results/cup", "--format", "json").stdout == live
+
+
+#: the store format of arena before bot versions (schema 1), as a results folder from then holds it
+SCHEMA_1 = """
+CREATE TABLE tournament (name TEXT NOT NULL, digest TEXT NOT NULL, definition TEXT NOT NULL,
+    plan TEXT NOT NULL, total INTEGER NOT NULL, created TEXT NOT NULL);
+CREATE TABLE tables (game TEXT NOT NULL, number INTEGER NOT NULL, bots TEXT NOT NULL, PRIMARY KEY (game, number));
+CREATE TABLE games (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, game TEXT NOT NULL,
+    table_number INTEGER NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL,
+    record TEXT NOT NULL, finished TEXT NOT NULL);
+CREATE INDEX games_by_game ON games (game);
+CREATE TABLE seats (seq INTEGER NOT NULL, seat INTEGER NOT NULL, game TEXT NOT NULL, bot TEXT NOT NULL,
+    money INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL, PRIMARY KEY (game, seq, seat)) WITHOUT ROWID;
+CREATE TABLE faults (seq INTEGER NOT NULL, seat INTEGER NOT NULL, move INTEGER, decision TEXT NOT NULL,
+    kind TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE figures (game TEXT PRIMARY KEY, games INTEGER NOT NULL, payload TEXT NOT NULL);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_store_from_before_bot_versions_is_read_and_its_games_kept(isolated):
+    import sqlite3
+
+    path = write(isolated, ["random", "r2=random"], deals=1)
+    record = json.loads(run("play", "silk-road", "-b", "random", "-b", "r2=random", "--seed", "3", "--sandbox", "none",
+                            "--json").stdout)
+    record["id"] = "cup/silk-road/t1/d1/r1"
+    folder = isolated / "results" / "cup"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(folder / "results.sqlite")
+    db.executescript(SCHEMA_1)
+    plan = {"games": [{"name": "silk-road", "players": 2, "games": 1, "entries": ["random", "r2"], "left_out": [],
+                       "tables": [["random", "r2"]]}], "bots": ["random", "r2"]}
+    db.execute("INSERT INTO tournament VALUES ('cup', 'x', ?, ?, 1, '2026-01-01')",
+               (json.dumps({"name": "cup", "seed": 3}), json.dumps(plan)))
+    db.execute("INSERT INTO games VALUES (0, ?, 'silk-road', 1, 1, 1, ?, '2026-01-01')",
+               (record["id"], json.dumps(record)))
+    db.executemany("INSERT INTO seats VALUES (0, ?, 'silk-road', ?, ?, ?, 0)",
+                   [(seat, bot, money, rank) for seat, (bot, money, rank) in enumerate(
+                       zip(record["players"], record["result"]["money"], record["result"]["ranks"]))])
+    db.commit()
+    db.close()
+    board = run("leaderboard", "results/cup")
+    assert board.exit_code == 0 and "silk-road (1 of 1 games)" in board.output  # read, brought up to date
+    assert [json.loads(line)["id"] for line in run("export", "results/cup").stdout.splitlines()] == [record["id"]]
+    rerun = run("run", path, "--sandbox", "none")
+    assert rerun.exit_code == 0
+    assert "2 games, 0 stored and reused, 2 to play, 1 kept as history out of the standings" in rerun.stderr
+    assert history(folder) == 1
+
+
+def test_a_store_from_a_newer_arena_is_refused_in_one_line(isolated):
+    import sqlite3
+
+    (isolated / "results" / "new").mkdir(parents=True)
+    db = sqlite3.connect(isolated / "results" / "new" / "results.sqlite")
+    db.execute("PRAGMA user_version = 99")
+    db.execute("CREATE TABLE later (x)")
+    db.close()
+    result = run("leaderboard", "results/new")
+    assert result.exit_code == 2
+    assert result.output == ("Error: results/new/results.sqlite was written by a newer arena (store format 99, "
+                             "this arena reads up to 2); upgrade arena to read it\n")
