@@ -181,3 +181,14 @@ def test_a_game_not_played_yet_leaves_its_order_open_and_the_overall_ranks_alone
     assert all((row["rank_low"], row["rank_high"], row["games"]) == (1, 5, 0) for row in two["standings"])
     one = {row["bot"]: row["rank"] for row in board["sections"][0]["standings"]}
     assert all(row["game_ranks"] == {"one": one[row["bot"]]} for row in overall["standings"])
+
+
+def test_a_large_field_shows_the_head_to_head_of_its_top_bots_and_keeps_every_pair_in_json():
+    strength = {f"bot{n:02d}": n / 10 for n in range(20)}
+    tables = [tuple(f"bot{(start + step) % 20:02d}" for step in (0, 1, 3)) for start in range(20)]
+    board = build_leaderboard(MemoryStore({"g": duplicate_games(strength, 3, 2, tables=tables)}))
+    text = render(board, "table")
+    assert "the top 16 of 20 bots shown here" in text
+    header = [line for line in text.splitlines() if line.startswith("bot ")][0]
+    assert len(header.split()) == 1 + 16
+    assert sum(len(others) for others in board["sections"][0]["head_to_head"].values()) == 20 * 3 * 2

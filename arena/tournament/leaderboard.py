@@ -45,6 +45,8 @@ OVERALL_HEADERS = ("rank", "ranks", "bot", "mean game rank", "game ranks", "vs n
 #: kept for the report: the plain-words lines are per section now (``section["explanation"]``)
 SCORE_NOTE = "bots are ordered by rating (the rater's mu); the interval is mu +- 1.96 sigma"
 HEAD_TO_HEAD_NOTE = HEAD_TO_HEAD_EXPLANATION
+#: the text, markdown and html head-to-head tables show the pairs among this many top bots (JSON: every pair)
+HEAD_TO_HEAD_BOTS = 16
 STANDING_ALIGN = ("right", "right", "left", *["right"] * 8)
 FILES = {"markdown": "leaderboard.md", "csv": "leaderboard.csv", "json": "leaderboard.json"}
 
@@ -150,7 +152,7 @@ def _head_to_head_table(section: dict, tablefmt: str) -> str:
 
 def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
     """Per pair: ``W-D-L score% (low-high%)``, ``-`` where the bots never met."""
-    bots = [row["bot"] for row in section["standings"]]
+    bots = [row["bot"] for row in section["standings"]][:HEAD_TO_HEAD_BOTS]
     pairs = section["head_to_head"]
     rows = []
     for bot in bots:
@@ -162,6 +164,14 @@ def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
                          if pair and pair["meetings"] else "-")
         rows.append(cells)
     return ["bot", *bots], rows
+
+
+def _head_to_head_note(section: dict) -> str:
+    shown = len(section["standings"])
+    if shown <= HEAD_TO_HEAD_BOTS:
+        return HEAD_TO_HEAD_NOTE
+    return (f"{HEAD_TO_HEAD_NOTE}; the top {HEAD_TO_HEAD_BOTS} of {shown} bots shown here, "
+            f"every pair in the JSON form (--format json)")
 
 
 def _notes(board: dict, section: dict) -> list[str]:
@@ -187,7 +197,7 @@ def _text(board: dict, tablefmt: str, markdown: bool) -> str:
         lines.append("")
         lines += [("- " if markdown else "") + note for note in _notes(board, section)]
         lines.append("")
-        lines.append(("*" if markdown else "") + HEAD_TO_HEAD_NOTE + ("*" if markdown else ""))
+        lines.append(("*" if markdown else "") + _head_to_head_note(section) + ("*" if markdown else ""))
         lines.append("")
         lines.append(_head_to_head_table(section, tablefmt))
         lines.append("")
@@ -225,7 +235,7 @@ def _html(board: dict) -> str:
         parts.append(_standings_table(section, "html"))
         notes = _notes(board, section)
         parts.append("<ul>" + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
-        parts.append(f"<p>{html.escape(HEAD_TO_HEAD_NOTE)}</p>")
+        parts.append(f"<p>{html.escape(_head_to_head_note(section))}</p>")
         parts.append(_head_to_head_table(section, "html"))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
