@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
-from arena.cluster.handshake import check_this_worker, worker_name
+from arena.cluster.handshake import Installation, check_this_worker, worker_name
 from arena.cluster.worker_logs import collected_logs
 from arena.runs.play import play_spec
 from arena.runs.spec import GameSpec, Outcome
@@ -43,17 +43,17 @@ class Block:
 class BlockResult:
     """What a worker sends back for a block: per game the rows to store or why it failed, and its log lines.
 
-    ``outcomes`` holds one :class:`~arena.runs.spec.Outcome` per game, as the local workers send them; ``seconds`` is the time the
-    worker spent playing (it sizes the next blocks).
+    ``outcomes`` holds one :class:`~arena.runs.spec.Outcome` per game, as the local workers send them;
+    ``seconds`` is the time the worker spent playing (it sizes the next blocks).
     """
 
     worker: str
     seconds: float
     outcomes: list[Outcome] = field(default_factory=list)
-    log_records: list[dict] = field(default_factory=list)
+    log_records: list[dict[str, Any]] = field(default_factory=list)
 
 
-def play_block(block: Block, coordinator: dict) -> BlockResult:
+def play_block(block: Block, coordinator: Installation) -> BlockResult:
     """Play every game of ``block`` on this worker, after checking it matches the ``coordinator``'s installation."""
     check_this_worker(coordinator)
     worker = worker_name()
@@ -64,7 +64,7 @@ def play_block(block: Block, coordinator: dict) -> BlockResult:
     return BlockResult(worker, seconds, outcomes, log_records)
 
 
-def deal_of(task: GameSpec) -> tuple:
+def deal_of(task: GameSpec) -> tuple[str, str, int]:
     return task.game, task.table, task.deal
 
 

@@ -21,11 +21,15 @@ import re
 import signal
 import threading
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from arena.cluster.handshake import check_workers, installation
 from arena.errors import ClusterError
+from arena.plugins import Plugins
 from arena.runs.play import close_pools
+
+if TYPE_CHECKING:  # distributed is an optional dependency (the dask extra)
+    from distributed import Client
 
 LOCAL = re.compile(r"local:(\d+)")
 MAX_LOCAL_WORKERS = 256
@@ -47,19 +51,19 @@ class ClusterExecutor(concurrent.futures.Executor):
     A future is cancelled only by its caller (a stopped run).
     """
 
-    def __init__(self, client: Any, address: str) -> None:
+    def __init__(self, client: Client, address: str) -> None:
         self.client = client
         self.address = address
         self.dask = client.get_executor(pure=False)
-        self.waiting: set[concurrent.futures.Future] = set()
+        self.waiting: set[concurrent.futures.Future[Any]] = set()
         self.lock = threading.Lock()
         self.closed = threading.Event()
         threading.Thread(target=self._watch, name="arena-scheduler-watch", daemon=True).start()
 
-    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
         if self.client.status in ("closing", "closed"):
             raise self._lost()
-        ours: concurrent.futures.Future = concurrent.futures.Future()
+        ours: concurrent.futures.Future[Any] = concurrent.futures.Future()
         theirs = self.dask.submit(fn, *args, **kwargs)
         with self.lock:
             self.waiting.add(ours)
@@ -67,13 +71,13 @@ class ClusterExecutor(concurrent.futures.Executor):
         theirs.add_done_callback(lambda _: self._pass_on(theirs, ours))
         return ours
 
-    def _settled(self, ours: concurrent.futures.Future, theirs: concurrent.futures.Future) -> None:
+    def _settled(self, ours: concurrent.futures.Future[Any], theirs: concurrent.futures.Future[Any]) -> None:
         with self.lock:
             self.waiting.discard(ours)
         if ours.cancelled():
             theirs.cancel()
 
-    def _pass_on(self, theirs: concurrent.futures.Future, ours: concurrent.futures.Future) -> None:
+    def _pass_on(self, theirs: concurrent.futures.Future[Any], ours: concurrent.futures.Future[Any]) -> None:
         with contextlib.suppress(concurrent.futures.InvalidStateError):  # ours was cancelled meanwhile
             if theirs.cancelled():
                 ours.set_exception(self._lost())
@@ -110,7 +114,7 @@ class Cluster:
     """A connected, checked cluster: its client and the executor to hand the runner."""
 
     address: str
-    client: Any
+    client: Client
     executor: ClusterExecutor
 
     def slots(self) -> int:
@@ -128,7 +132,7 @@ def import_distributed() -> Any:
 
 
 @contextlib.contextmanager
-def open_cluster(address: str, plugins: Any) -> Iterator[Cluster]:
+def open_cluster(address: str, plugins: Plugins) -> Iterator[Cluster]:
     """Connect to (or start) the cluster at ``address`` and check its workers against ``plugins``.
 
     Raises :class:`ClusterError` (one line) for a bad address, an unreachable
@@ -175,7 +179,7 @@ def open_cluster(address: str, plugins: Any) -> Iterator[Cluster]:
 
 def _probe(address: str) -> None:
     """Reach the scheduler once, so that a wrong address is one clear line (and no half-made client)."""
-    from distributed.comm import connect
+    from distributed.comm.core import connect
 
     async def reach() -> None:
         comm = await connect(address, timeout=CONNECT_SECONDS)

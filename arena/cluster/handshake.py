@@ -13,16 +13,27 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from arena.errors import ClusterError
-from arena.plugins import get_plugins
+from arena.plugins import Plugins, get_plugins
+
+if TYPE_CHECKING:  # distributed is an optional dependency (the dask extra)
+    from distributed import Client
 
 #: differences named in one refusal; the rest are counted
 SHOWN_DIFFERENCES = 4
 
 
-def installation(plugins: Any = None) -> dict:
+class Installation(TypedDict):
+    """What a process runs: arena's version, and each game's and bot's origin (``"DISTRIBUTION VERSION"``)."""
+
+    arena: str
+    games: dict[str, str]
+    bots: dict[str, str]
+
+
+def installation(plugins: Plugins | None = None) -> Installation:
     """What this process runs: arena's version and every game and bot with its distribution and version."""
     import arena
 
@@ -32,20 +43,20 @@ def installation(plugins: Any = None) -> dict:
         info = plugins.infos.get(plugin)
         return f"{info.distribution} {info.version}" if info else plugin
 
-    return {
-        "arena": arena.__version__,
-        "games": {name: origin(plugins.game_plugin(name)) for name in sorted(plugins.games)},
-        "bots": {name: origin(bot.plugin) for name, bot in sorted(plugins.bots.items())},
-    }
+    return Installation(
+        arena=arena.__version__,
+        games={name: origin(plugins.game_plugin(name)) for name in sorted(plugins.games)},
+        bots={name: origin(bot.plugin) for name, bot in sorted(plugins.bots.items())},
+    )
 
 
-def differences(coordinator: dict, worker: dict) -> list[str]:
+def differences(coordinator: Installation, worker: Installation) -> list[str]:
     """How ``worker``'s installation differs from the ``coordinator``'s, one phrase per difference."""
     found = []
     if worker["arena"] != coordinator["arena"]:
         found.append(f"arena {worker['arena']} on the worker, {coordinator['arena']} here")
-    for kind in ("games", "bots"):
-        ours, theirs = coordinator[kind], worker[kind]
+    for kind, ours, theirs in (("games", coordinator["games"], worker["games"]),
+                               ("bots", coordinator["bots"], worker["bots"])):
         for name in sorted(ours.keys() | theirs.keys()):
             if name not in theirs:
                 found.append(f"{kind[:-1]} {name} ({ours[name]}) missing on the worker")
@@ -66,7 +77,7 @@ def mismatch_message(worker: str, found: list[str], others: int = 0) -> str:
             f"install the same arena and plugin versions on every worker")
 
 
-def check_workers(client: Any, coordinator: dict) -> None:
+def check_workers(client: Client, coordinator: Installation) -> None:
     """Ask every worker of ``client``'s cluster for its installation; :class:`ClusterError` if one differs."""
     reports = client.run(installation, on_error="return")
     differing = {}
@@ -80,7 +91,7 @@ def check_workers(client: Any, coordinator: dict) -> None:
         raise ClusterError(mismatch_message(worker, found, len(differing) - 1))
 
 
-def check_this_worker(coordinator: dict) -> None:
+def check_this_worker(coordinator: Installation) -> None:
     """On a worker, before playing: :class:`ClusterError` naming this worker if it differs from the coordinator."""
     found = differences(coordinator, installation())
     if found:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
 from arena.runs.logs import GameFilter
 
@@ -30,7 +30,7 @@ class _Collector(logging.Handler):
         super().__init__(logging.INFO)
         self.worker = worker
         self.thread = threading.get_ident()
-        self.records: list[dict] = []
+        self.records: list[dict[str, Any]] = []
         self.addFilter(GameFilter())
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -46,7 +46,7 @@ class _Collector(logging.Handler):
 
 
 @contextlib.contextmanager
-def collected_logs(worker: str) -> Iterator[list[dict]]:
+def collected_logs(worker: str) -> Iterator[list[dict[str, Any]]]:
     """Within the block, this thread's log records are collected into the list it gives."""
     arena_logger = logging.getLogger("arena")
     if arena_logger.getEffectiveLevel() > logging.INFO:
@@ -60,7 +60,7 @@ def collected_logs(worker: str) -> Iterator[list[dict]]:
         root.removeHandler(collector)
 
 
-def replay_logs(records: list[dict]) -> None:
+def replay_logs(records: list[dict[str, Any]]) -> None:
     """Hand records collected on a worker to this process's loggers (and so to the tournament log)."""
     for carried in records:
         record = logging.makeLogRecord(carried)

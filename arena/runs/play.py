@@ -12,9 +12,10 @@ import logging
 import os
 import threading
 import time
+from typing import Any
 
 from arena.match import Limits, play_game
-from arena.plugins import get_plugins
+from arena.plugins import Plugins, get_plugins
 from arena.runs.logs import game_context
 from arena.runs.spec import GameSpec, Outcome
 from arena.seating import SeatPool, close_seats
@@ -23,10 +24,10 @@ log = logging.getLogger("arena.runs")
 
 #: this process's seat pools, by (process id, thread, sandbox, limits); a forked worker starts its own, and
 #: each thread of a multi-threaded worker (a Dask worker's) its own, since a pool is not shared between games
-_pools: dict[tuple, SeatPool] = {}
+_pools: dict[tuple[int, int, str, Limits], SeatPool] = {}
 
 
-def seat_pool(plugins: object, sandbox: str, limits: Limits) -> SeatPool:
+def seat_pool(plugins: Plugins, sandbox: str, limits: Limits) -> SeatPool:
     """The seat pool of this process and thread for ``sandbox`` and ``limits``."""
     key = (os.getpid(), threading.get_ident(), sandbox, limits)
     pool = _pools.get(key)
@@ -42,7 +43,7 @@ def close_pools() -> None:
         _pools.pop(key).close()
 
 
-def play_record(spec: GameSpec) -> dict:
+def play_record(spec: GameSpec) -> dict[str, Any]:
     """Play ``spec``'s game and return its record (protocol.md section 6), with the seats' versions.
 
     Bots come from this process's seat pool and go back to it afterwards; if

@@ -32,8 +32,8 @@ class GameSpec:
     table: str  # the table's label within its game (its entrants, or "candidate"/"baseline")
     deal: int
     rotation: int
-    options: dict
-    setup: dict
+    options: dict[str, Any]
+    setup: dict[str, Any]
     entrants: tuple[Entrant, ...]  # by seat
     seed: int  # the deal's seed: the record's ``seed``
     bot_seeds: tuple[int, ...]  # by seat
@@ -62,7 +62,7 @@ class FinishedGame:
     """A played game: its spec, its record (protocol.md section 6), seconds of play and the worker's name."""
 
     spec: GameSpec
-    record: dict
+    record: dict[str, Any]
     seconds: float = 0.0
     worker: str = ""
 
@@ -72,7 +72,7 @@ class Outcome:
     """What a worker sends back for one spec, found again by its ``order``: a record, or why it failed."""
 
     order: int
-    record: dict | None
+    record: dict[str, Any] | None
     failure: str = ""
     seconds: float = 0.0
     worker: str = ""
@@ -99,5 +99,5 @@ class Schedule:
     name: str
     specs: Iterable[GameSpec]
     total: int
-    plan: dict = field(default_factory=dict)
+    plan: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -11,6 +11,7 @@ import contextlib
 import os
 from typing import Iterable, Iterator, Protocol
 
+from arena.plugins import Plugins
 from arena.runs.pools.inline import InlinePool
 from arena.runs.pools.local import LocalPool
 from arena.runs.spec import GameSpec, Sink
@@ -27,7 +28,7 @@ class Pool(Protocol):
 
 
 @contextlib.contextmanager
-def open_pool(jobs: int | None, scheduler: str | None, plugins: object, pending: int) -> Iterator[Pool]:
+def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins, pending: int) -> Iterator[Pool]:
     """The pool for ``-j JOBS`` / ``--scheduler ADDRESS``, for a run with ``pending`` games to play.
 
     ``-j 0`` plays in this process. A scheduler's pool holds its cluster open

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-from typing import Any, Iterable
+from typing import Iterable
 
 from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
@@ -60,7 +60,7 @@ class ExecutorPool:
         self.stop_requested = False
         self.handed_over.clear()
         cutter = BlockCutter(iter(specs))
-        in_flight: dict[concurrent.futures.Future, Block] = {}
+        in_flight: dict[concurrent.futures.Future[BlockResult], Block] = {}
         try:
             self._top_up(in_flight, cutter)
             while in_flight and not self.stop_requested:
@@ -77,14 +77,14 @@ class ExecutorPool:
                 future.cancel()
         return self.stop_requested
 
-    def _top_up(self, in_flight: dict, cutter: BlockCutter) -> None:
+    def _top_up(self, in_flight: dict[concurrent.futures.Future[BlockResult], Block], cutter: BlockCutter) -> None:
         while len(in_flight) < BLOCKS_PER_SLOT * self.slots:
             block = cutter.next_block()
             if block is None:
                 return
             in_flight[self.executor.submit(play_block, block, self.coordinator)] = block
 
-    def _settle(self, block: Block, future: concurrent.futures.Future, cutter: BlockCutter) -> None:
+    def _settle(self, block: Block, future: concurrent.futures.Future[BlockResult], cutter: BlockCutter) -> None:
         """Hand over the outcome of every game of a returned block."""
         error = None if future.cancelled() else future.exception()
         if future.cancelled() or error is not None:

@@ -67,7 +67,8 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
         raise StopRequested
 
 
-def _worker(conn: multiprocessing.connection.Connection, inherited: list, core: int | None) -> None:
+def _worker(conn: multiprocessing.connection.Connection, inherited: list[multiprocessing.connection.Connection],
+            core: int | None) -> None:
     """A worker's life: play the tasks that come down ``conn`` until ``None``, a stop or a closed pipe."""
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
