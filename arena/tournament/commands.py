@@ -1,8 +1,8 @@
-"""The tournament commands, a built-in plugin: ``arena run``, ``arena leaderboard``, ``arena export``."""
+"""The tournament commands, a built-in plugin: ``arena run`` and ``arena leaderboard`` (``arena show`` and
+``arena export`` are in :mod:`arena.tournament.show`)."""
 
 from __future__ import annotations
 
-import sys
 
 import click
 
@@ -98,27 +98,7 @@ def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> No
     click.echo(render(board, form), nl=False)
 
 
-@click.command()
-@click.argument("folder", metavar="FOLDER")
-@click.option("--format", "-f", "form", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
-              help="Output format: JSON lines, one game record per line.")
-def export(folder: str, form: str) -> None:
-    """Print every stored game record of a tournament, one per line, in schedule order.
-
-    FOLDER is one tournament's results folder (e.g. results/demo). The records
-    replay: `arena export results/demo | arena replay -` checks them all.
-    """
-    store = open_store(folder)
-    try:
-        out = sys.stdout
-        for record in store.records():
-            out.write(record)
-            out.write("\n")
-    finally:
-        store.close()
-
-
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    for command in (run, leaderboard, export):
+    for command in (run, leaderboard):
         cli.add_command(command)
