@@ -9,22 +9,31 @@ duplicate name naming both plugins.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 from pluggy import HookimplMarker, HookspecMarker
 
 if TYPE_CHECKING:
     import click
 
+    from arena.games.base import Game
+
 hookspec = HookspecMarker("arena")
 hookimpl = HookimplMarker("arena")
+
+
+class RegisterBot(Protocol):
+    """The ``register`` callback that :func:`register_bots` hands a plugin."""
+
+    def __call__(self, name: str, factory: Callable[..., Any], games: str | Iterable[str] = (),
+                 description: str = "", options: Mapping[str, Any] | None = None) -> None: ...
 
 
 # -- registration phase: called once per process, when the registry is first used --
 
 
 @hookspec
-def register_games(register: Callable[[Any], None]) -> None:
+def register_games(register: Callable[[Game], None]) -> None:
     """Register games.
 
     Called once, when the game registry is first needed (``arena games``,
@@ -40,7 +49,7 @@ def register_games(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
-def register_bots(register: Callable[..., None]) -> None:
+def register_bots(register: RegisterBot) -> None:
     """Register Python bots.
 
     Called once, when the bot registry is first needed.

@@ -19,12 +19,13 @@ import importlib.metadata
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Mapping
 
 import pluggy
 
 from arena import hookspecs
 from arena.errors import PluginError, UnknownBot, UnknownGame
+from arena.games.base import Game
 
 ENTRY_POINT_GROUP = "arena"
 DEFAULT_PLUGINS = (
@@ -59,7 +60,7 @@ class BotInfo:
     games: tuple[str, ...]
     description: str
     plugin: str
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def _warn(message: str) -> None:
@@ -80,7 +81,7 @@ class Plugins:
         self.pm = pluggy.PluginManager("arena")
         self.pm.add_hookspecs(hookspecs)
         self.infos: dict[str, PluginInfo] = {}
-        self._games: dict[str, Any] | None = None
+        self._games: dict[str, Game] | None = None
         self._game_plugins: dict[str, str] = {}
         self._bots: dict[str, BotInfo] | None = None
         self.tracing = os.environ.get("ARENA_TRACE_PLUGINS") == "1"
@@ -134,7 +135,7 @@ class Plugins:
         self._games = None
         self._bots = None
 
-    def _each_impl(self, hook_name: str, make_register: Callable[[str], Callable]) -> None:
+    def _each_impl(self, hook_name: str, make_register: Callable[[str], Callable[..., None]]) -> None:
         """Call every implementation of a registration hook with its own callback."""
         hook = getattr(self.pm.hook, hook_name)
         for impl in reversed(hook.get_hookimpls()):
@@ -151,13 +152,13 @@ class Plugins:
     # -- games --
 
     @property
-    def games(self) -> dict[str, Any]:
+    def games(self) -> dict[str, Game]:
         """Game name -> game object, from every plugin's ``register_games``."""
         if self._games is None:
-            games: dict[str, Any] = {}
+            games: dict[str, Game] = {}
 
-            def make_register(plugin: str) -> Callable:
-                def register(game: Any) -> None:
+            def make_register(plugin: str) -> Callable[[Game], None]:
+                def register(game: Game) -> None:
                     if game.name in games:
                         raise PluginError(
                             f"game {game.name!r} is registered by both plugin "
@@ -172,7 +173,7 @@ class Plugins:
             self._games = games
         return self._games
 
-    def game(self, name: str) -> Any:
+    def game(self, name: str) -> Game:
         """The game called ``name``, or :class:`UnknownGame` listing the known ones."""
         try:
             return self.games[name]
@@ -192,8 +193,9 @@ class Plugins:
         if self._bots is None:
             bots: dict[str, BotInfo] = {}
 
-            def make_register(plugin: str) -> Callable:
-                def register(name, factory, games=(), description="", options=None) -> None:
+            def make_register(plugin: str) -> hookspecs.RegisterBot:
+                def register(name: str, factory: Callable[..., Any], games: str | Iterable[str] = (),
+                             description: str = "", options: Mapping[str, Any] | None = None) -> None:
                     if name in bots:
                         raise PluginError(
                             f"bot {name!r} is registered by both plugin {bots[name].plugin} "
