@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from arena.errors import BadBotSpec, OptionError, PlayerCountError, UnknownBot
+from arena.games.base import Game
+from arena.plugins import Plugins
 
 #: what an entry's name may be, in ``NAME=...`` specs (it names the entry in records and tables)
 NAME_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -38,7 +40,7 @@ class Entrant:
     name: str
     kind: str  # "plugin", "cmd" or "py"
     target: str  # the bot name, the command line (relative paths made absolute), or "MODULE:CLASS"
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     spec: str = ""
     #: the folder relative paths were resolved against (a tournament file's, or the current one)
     base_dir: str = ""
@@ -55,13 +57,13 @@ class Entrant:
         """The argv of a ``cmd:`` entrant."""
         return shlex.split(self.target)
 
-    def plays(self, game: str, plugins: Any) -> bool:
+    def plays(self, game: str, plugins: Plugins) -> bool:
         """Whether this entrant plays ``game`` (external and py: bots are taken at their word)."""
         if self.kind != "plugin":
             return True
         return game in plugins.bot(self.target).games
 
-    def factory(self, plugins: Any) -> Callable[[], Any]:
+    def factory(self, plugins: Plugins) -> Callable[[], Any]:
         """A zero-argument callable giving a fresh in-process bot (plugin and py: entrants)."""
         if self.kind == "plugin":
             info = plugins.bot(self.target)
@@ -81,9 +83,9 @@ def parse_value(raw: str) -> Any:
         return raw
 
 
-def parse_options(text: str, where: str) -> dict:
+def parse_options(text: str, where: str) -> dict[str, Any]:
     """``key=value,key=value`` into a dict; values read by :func:`parse_value`."""
-    options = {}
+    options: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, sep, raw = part.partition("=")
         if not sep or not key:
@@ -92,7 +94,7 @@ def parse_options(text: str, where: str) -> dict:
     return options
 
 
-def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = None,
+def parse_spec(spec: str, plugins: Plugins | None = None, options: dict[str, Any] | None = None,
                base_dir: str | None = None) -> Entrant:
     """Parse a bot spec; with ``plugins``, check that a plugin bot exists and takes its options.
 
@@ -153,10 +155,10 @@ def parse_spec(spec: str, plugins: Any | None = None, options: dict | None = Non
                 f"bot {bot} has no option {sorted(unknown)[0]!r} (options: {known})"
             )
         for key, value in sorted(bot_options.items()):
-            expected = option_type(info.options[key])
-            if expected is not None and not fits_option(value, expected):
+            option_kind = option_type(info.options[key])
+            if option_kind is not None and not fits_option(value, option_kind):
                 raise OptionError(
-                    f"option {key} of bot {bot} takes a value of type {expected.__name__} "
+                    f"option {key} of bot {bot} takes a value of type {option_kind.__name__} "
                     f"(default {info.options[key]!r}), got {value!r}"
                 )
     return entrant
@@ -222,12 +224,13 @@ def load_py_class(target: str) -> Callable[[], Any]:
     except Exception as error:
         raise UnknownBot(f"cannot import module {module_name!r} for py:{target}: {error}") from None
     try:
-        return getattr(module, class_name)
+        cls: Callable[[], Any] = getattr(module, class_name)
     except AttributeError:
         raise UnknownBot(f"module {module_name!r} has no class {class_name!r}") from None
+    return cls
 
 
-def find_module(module_name: str) -> Any:
+def find_module(module_name: str) -> importlib.machinery.ModuleSpec | None:
     """The import spec of ``module_name``'s top-level package, found as a ``py:`` bot is, or None.
 
     The current folder is searched too (as :func:`load_py_class` does), and
@@ -247,7 +250,7 @@ def find_module(module_name: str) -> Any:
             sys.path.remove(os.getcwd())
 
 
-def check_entrants_play(game: Any, entrants: list[Entrant], plugins: Any) -> None:
+def check_entrants_play(game: Game, entrants: list[Entrant], plugins: Plugins) -> None:
     """Refuse entrants that do not play ``game``."""
     for entrant in entrants:
         if not entrant.plays(game.name, plugins):

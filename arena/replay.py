@@ -6,9 +6,11 @@ import json
 from typing import Any, Callable, Iterator, TextIO
 
 from arena.errors import ActionError, ArenaError, RecordError
+from arena.games.base import Game, GameState
+from arena.plugins import Plugins
 
 
-def read_records(stream: TextIO, where: str) -> Iterator[dict]:
+def read_records(stream: TextIO, where: str) -> Iterator[dict[str, Any]]:
     """Records from a file holding one JSON record, a JSON list, or JSON lines."""
     text = stream.read()
     stripped = text.strip()
@@ -28,11 +30,11 @@ def read_records(stream: TextIO, where: str) -> Iterator[dict]:
         if line.strip():
             try:
                 yield json.loads(line)
-            except ValueError as error:
+            except json.JSONDecodeError as error:
                 raise RecordError(f"{where}, line {number}: not JSON ({error.msg})") from None
 
 
-def rebuild(record: dict, plugins: Any) -> tuple[Any, dict, Any]:
+def rebuild(record: dict[str, Any], plugins: Plugins) -> tuple[Game, dict[str, Any], GameState]:
     """The game, its checked options and the initial state of a record."""
     for key in ("game", "setup", "moves", "result"):
         if key not in record:
@@ -44,8 +46,8 @@ def rebuild(record: dict, plugins: Any) -> tuple[Any, dict, Any]:
     return game, options, game.new_state(setup, options)
 
 
-def replay(record: dict, plugins: Any, observe: Callable[[Any, dict | None], None] | None = None
-           ) -> tuple[list[str], Any]:
+def replay(record: dict[str, Any], plugins: Plugins,
+           observe: Callable[[GameState, dict[str, Any] | None], None] | None = None) -> tuple[list[str], GameState]:
     """Replay ``record``; the differences found (empty when it replays exactly) and the final state.
 
     ``observe(state, move)``, when given, sees the initial state (``move`` None)
@@ -82,7 +84,7 @@ def replay(record: dict, plugins: Any, observe: Callable[[Any, dict | None], Non
     return problems, state
 
 
-def replay_checked(record: dict, plugins: Any) -> list[str]:
+def replay_checked(record: dict[str, Any], plugins: Plugins) -> list[str]:
     """Like :func:`replay`, but a record the engine cannot even start is one difference too."""
     try:
         return replay(record, plugins)[0]

@@ -18,29 +18,36 @@ whole test is one line::
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import pytest
 
-from arena.games.base import competition_ranks
+from arena.games.base import Game, competition_ranks
 from arena.match import InProcessBot, Limits, derive_seed, play_game
+from arena.plugins import Plugins
+
+if TYPE_CHECKING:
+    from arena.authoring.conformance import BotReport
 
 
 class UniformBot:
     """Plays the default action or, when a chooser is given, a chooser's action."""
 
-    def __init__(self, choose: Any = None) -> None:
+    def __init__(self, choose: Callable[[dict[str, Any], random.Random], dict[str, Any]] | None = None) -> None:
         self.choose = choose
         self.rng = random.Random(0)
 
-    def start(self, info: dict) -> None:
+    def start(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(info["seed"])
 
-    def decide(self, request: dict) -> dict:
+    def decide(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.choose is None:
+            raise TypeError("UniformBot was made without a chooser")
         return self.choose(request, self.rng)
 
 
-def self_play(game: Any, players: int, seed: int, factory: Any, options: dict | None = None) -> dict:
+def self_play(game: Game, players: int, seed: int, factory: Callable[[], Any],
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
     """One game of ``game`` between ``players`` fresh bots from ``factory``, with its record."""
     options = game.check_options(players, options or {})
     setup = game.random_setup(players, options, random.Random(seed))
@@ -50,8 +57,8 @@ def self_play(game: Any, players: int, seed: int, factory: Any, options: dict | 
                      bot_seeds=[derive_seed(seed, seat) for seat in range(players)])
 
 
-def check_game(game: Any, factory: Any, seeds: Iterable[int], players: Iterable[int] | None = None,
-               plugins: Any = None) -> int:
+def check_game(game: Game, factory: Callable[[], Any], seeds: Iterable[int], players: Iterable[int] | None = None,
+               plugins: Plugins | None = None) -> int:
     """Self-play ``game`` for every seed and player count; assert the generic invariants.
 
     Returns the number of games played.
@@ -74,8 +81,8 @@ def check_game(game: Any, factory: Any, seeds: Iterable[int], players: Iterable[
     return played
 
 
-def check_bot(bot: Any, game: str | None = None, games: int = 6, sandbox: str = "process",
-              limits: Limits = Limits(), seed: int = 1, plugins: Any = None) -> Any:
+def check_bot(bot: str | Callable[..., Any], game: str | None = None, games: int = 6, sandbox: str = "process",
+              limits: Limits = Limits(), seed: int = 1, plugins: Plugins | None = None) -> BotReport:
     """Play ``bot`` against ``random`` in each game it plays; assert it never faulted.
 
     :param bot: a bot spec (``"my-bot"``, ``"my-bot:boldness=0.8"``,
@@ -103,7 +110,7 @@ def check_bot(bot: Any, game: str | None = None, games: int = 6, sandbox: str = 
 # -- the pytest plugin --
 
 
-def pytest_addoption(parser: Any) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("arena", "arena bot checks")
     group.addoption("--arena-games", type=int, default=6, metavar="N",
                     help="games per game kind in arena_check_bot (default 6)")
@@ -112,7 +119,7 @@ def pytest_addoption(parser: Any) -> None:
 
 
 @pytest.fixture
-def arena_plugins() -> Any:
+def arena_plugins() -> Plugins:
     """arena's plugin manager: the registered games (``.games``) and bots (``.bots``)."""
     from arena.plugins import get_plugins
 
@@ -120,11 +127,11 @@ def arena_plugins() -> Any:
 
 
 @pytest.fixture
-def arena_check_bot(request: Any) -> Any:
+def arena_check_bot(request: pytest.FixtureRequest) -> Callable[..., BotReport]:
     """:func:`check_bot` with the command line's ``--arena-games`` and ``--arena-sandbox`` as defaults."""
     config = request.config
 
-    def check(bot: Any, **overrides: Any) -> Any:
+    def check(bot: str | Callable[..., Any], **overrides: Any) -> BotReport:
         settings = {"games": config.getoption("arena_games"), "sandbox": config.getoption("arena_sandbox")}
         return check_bot(bot, **{**settings, **overrides})
 
