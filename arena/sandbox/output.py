@@ -98,5 +98,5 @@ class StderrCapture:
         return bytes(self.tail).decode("utf-8", "replace")
 
     def last_line(self) -> str:
-        lines = [line.strip() for line in self.text().splitlines() if line.strip()]
+        lines = [line.strip() for line in self.text().split("\n") if line.strip()]  # not at \r: it is shown escaped
         return cap_detail(lines[-1][:300]) if lines else ""

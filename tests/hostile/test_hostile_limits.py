@@ -1,0 +1,48 @@
+"""Limits a bot cannot dodge: memory through memfd, /dev/shm, /tmp, SysV shm or shared mappings; CPU through
+children; a raised RLIMIT_CPU."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from conftest import KINDS, LIMITS, honest, play, reports, require
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+@pytest.mark.parametrize("how", ["memfd", "shm", "tmp", "sysv", "shared", "heap"])
+def test_a_bot_cannot_hold_more_memory_than_memory_mb_by_any_route(kind, how):
+    require("memory", "ipc", "filesystem")
+    limit = LIMITS.memory_mb
+    record, texts = play([KINDS[kind]("memory", how, str(4 * limit)), honest()])
+    held = max(reports(texts[0], "held_mb") or [0])
+    refused = reports(texts[0], "refused")
+    crashed = [fault for fault in record["faults"] if fault["seat"] == 0 and fault["kind"] == "crash"]
+    assert held <= limit, f"held {held} MiB through {how} with memory_mb = {limit}"
+    assert refused or crashed, "neither refused nor stopped"
+    control, _ = play([KINDS[kind]("exit_at_start" if crashed else "none"), honest()])
+    assert [f for f in record["faults"] if f["seat"] != 0] == []
+    assert [m for m in record["moves"] if m["seat"] == 1] == [m for m in control["moves"] if m["seat"] == 1]
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_cpu_burnt_by_a_bots_children_is_charged_to_the_bot(kind):
+    require("cpu")
+    limits = dataclasses.replace(LIMITS, move_ms=150, bank_ms=0)
+    record, _ = play([KINDS[kind]("cpu_children", "400"), honest()], limits)
+    faults = [fault for fault in record["faults"] if fault["seat"] == 0]
+    assert faults and faults[0]["kind"] == "timeout", record["faults"]
+    cpu_ms = int(re.search(r"(\d+) ms of CPU time", faults[0]["detail"]).group(1))
+    assert cpu_ms >= 150, faults[0]["detail"]  # the children's time: the bot's own process only waited
+    assert [f for f in record["faults"] if f["seat"] != 0] == []
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_bot_cannot_lift_its_cpu_limit(kind):
+    record, texts = play([KINDS[kind]("rlimit"), honest()])
+    seen = reports(texts[0], "rlimit")[-1]
+    assert seen["hard"] != "unlimited" and seen["unlimited"] in ("ValueError", "PermissionError", "OSError")
+    control, _ = play([KINDS[kind]("none"), honest()])
+    assert record["faults"] == [] and record["moves"] == control["moves"]
