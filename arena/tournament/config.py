@@ -56,7 +56,7 @@ class Tournament:
 
     path: str
     name: str
-    seed: int
+    seed: int | None  # None: the deals follow from a secret drawn on the first run (arena.runs.seeds)
     format: str
     deals: int
     games: tuple[GameEntry, ...]
@@ -171,12 +171,12 @@ def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
     """Check parsed TOML ``data`` (from ``path``, named in errors) and build the :class:`Tournament`."""
     check = _Checker(path)
     check.table(data, "", TOP_KEYS, ("tournament", "games", "bots"))
-    head = check.table(data["tournament"], "tournament", TOURNAMENT_KEYS, ("name", "seed"))
+    head = check.table(data["tournament"], "tournament", TOURNAMENT_KEYS, ("name",))
     name = check.string(head["name"], "tournament.name")
     if not NAME_PATTERN.fullmatch(name):
         raise check.fail("tournament.name", f"expected letters, digits, '.', '_' or '-' "
                                             f"(it names a folder), got {name!r}")
-    seed = check.integer(head["seed"], "tournament.seed", 0, MAX_SEED)
+    seed = check.integer(head["seed"], "tournament.seed", 0, MAX_SEED) if "seed" in head else None
     form = head.get("format", "round-robin")
     if form not in FORMATS:
         raise check.fail("tournament.format", f"expected one of {', '.join(FORMATS)}, got {_shown(form)}")
