@@ -25,7 +25,9 @@ from typing import Any, Iterable
 
 from arena.entrants import Entrant
 from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout
+from arena.games.base import Game
 from arena.match import Limits, derive_seed
+from arena.plugins import Plugins
 from arena.seating import close_seats, open_seat
 from arena.versions import module_importable
 
@@ -39,12 +41,12 @@ SLACK_S = 10.0
 class _Table:
     """The game an entrant is checked on: its seats and options."""
 
-    game: Any
+    game: Game
     players: int
-    options: dict
+    options: dict[str, Any]
 
 
-def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Any, sandbox: str, limits: Limits,
+def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sandbox: str, limits: Limits,
                    base_dir: str | None = None) -> None:
     """Start every entrant once and refuse the first that cannot play (:class:`BotCheckFailed`, exit 2).
 
@@ -93,7 +95,7 @@ def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Any, sandbox
         raise BotCheckFailed(" ".join(message.split()))
 
 
-def _start(seat: Any, info: dict, limits: Limits, key: str, causes: dict[str, str]) -> None:
+def _start(seat: Any, info: dict[str, Any], limits: Limits, key: str, causes: dict[str, str]) -> None:
     """Send ``start`` and keep what went wrong, if anything (runs in a thread of its own)."""
     try:
         seat.start(info, limits.start_ms)
@@ -122,7 +124,7 @@ def _cause(entrant: Entrant, cause: str, base_dir: str | None, sandbox: str) -> 
     return cause[:600]
 
 
-def _tables(game: Any, plugins: Any) -> list[_Table]:
+def _tables(game: Any, plugins: Plugins) -> list[_Table]:
     """The games to check on, from whatever :func:`check_entrants` was given."""
     items = list(game) if isinstance(game, (list, tuple)) else [game]
     tables = []
@@ -136,7 +138,7 @@ def _tables(game: Any, plugins: Any) -> list[_Table]:
     return tables
 
 
-def _start_message(entrant: Entrant, tables: list[_Table], plugins: Any, limits: Limits) -> dict:
+def _start_message(entrant: Entrant, tables: list[_Table], plugins: Plugins, limits: Limits) -> dict[str, Any]:
     """A real ``start`` message (protocol.md section 1) for the first game ``entrant`` plays."""
     table = next((table for table in tables if entrant.plays(table.game.name, plugins)), tables[0])
     setup = table.game.random_setup(table.players, table.options, random.Random(0))

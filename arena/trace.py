@@ -26,7 +26,7 @@ import io
 import json
 import sys
 from time import perf_counter
-from typing import Any, Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 from arena.errors import BotFault
 from arena.match import InProcessBot
@@ -102,7 +102,7 @@ class TracedSeat:
             if line.strip():
                 self.emit("stderr", line=line)
 
-    def _exchange(self, message: dict, call: Any) -> Any:
+    def _exchange(self, message: dict[str, Any], call: Callable[[], Any]) -> Any:
         self.emit("to", message=message)
         began = perf_counter()
         try:
@@ -115,19 +115,19 @@ class TracedSeat:
         self._wall_ms = round((perf_counter() - began) * 1000, 3)
         return result
 
-    def start(self, info: dict, limit_ms: float) -> None:
+    def start(self, info: dict[str, Any], limit_ms: float) -> None:
         self._exchange(info, lambda: self.seat.start(info, limit_ms))
         self.emit("from", message={"type": "ready"}, ms=None, wall_ms=self._wall_ms, clock=self.clock)
         self._stderr()
 
-    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         message = request.full() if hasattr(request, "full") else dict(request)
         action, used = self._exchange(message, lambda: self.seat.decide(request, limit_ms))
         self.emit("from", message=action, ms=round(used, 3), wall_ms=self._wall_ms, clock=self.clock)
         self._stderr()
         return action, used
 
-    def end(self, info: dict) -> None:
+    def end(self, info: dict[str, Any]) -> None:
         self.emit("to", message=info)
         with captured_output(self.seat, self.cursor.captured):
             self.seat.end(info)

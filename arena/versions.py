@@ -33,10 +33,11 @@ import os
 import re
 import shutil
 import sys
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from arena.entrants import Entrant, find_module
 from arena.errors import UnknownBot
+from arena.plugins import Plugins
 
 __all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files",
            "module_importable"]
@@ -56,10 +57,10 @@ MAX_FILE_BYTES = 64 << 20
 
 _VERSION = re.compile(r"^(?P<label>.+?) sha256:(?P<hash>[0-9a-f]+)(?: options=(?P<options>.*))?$")
 #: (path, size, mtime_ns, inode) -> the file's sha256, so an unchanged file is read once per process
-_file_digests: dict[tuple, str] = {}
+_file_digests: dict[tuple[str, int, int, int], str] = {}
 
 
-def entrant_version(entrant: Entrant, plugins: Any, base_dir: str | None = None) -> str:
+def entrant_version(entrant: Entrant, plugins: Plugins, base_dir: str | None = None) -> str:
     """The version string of ``entrant`` (see the module docstring).
 
     :param base_dir: for an entrant made without a ``base_dir`` of its own, the
@@ -68,7 +69,7 @@ def entrant_version(entrant: Entrant, plugins: Any, base_dir: str | None = None)
     return entrant_versions([entrant], plugins, base_dir)[0]
 
 
-def entrant_versions(entrants: Iterable[Entrant], plugins: Any, base_dir: str | None = None) -> list[str]:
+def entrant_versions(entrants: Iterable[Entrant], plugins: Plugins, base_dir: str | None = None) -> list[str]:
     """The versions of ``entrants``, in order; a package shared by several is hashed once."""
     packages: dict[tuple[str, ...], str] = {}
     versions = []
@@ -104,7 +105,7 @@ def version_change(old: str, new: str) -> str:
     return ", ".join(version_changes(old, new))
 
 
-def _options_suffix(options: dict) -> str:
+def _options_suffix(options: dict[str, Any]) -> str:
     if not options:
         return ""
     return " options=" + json.dumps(options, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -113,7 +114,7 @@ def _options_suffix(options: dict) -> str:
 # -- registered and py: bots: a Python package's files --
 
 
-def _plugin_package(entrant: Entrant, plugins: Any) -> tuple[str, tuple[str, ...]]:
+def _plugin_package(entrant: Entrant, plugins: Plugins) -> tuple[str, tuple[str, ...]]:
     """The label (distribution and version) and package folders of a registered bot."""
     info = plugins.bot(entrant.target)
     plugin = plugins.infos.get(info.plugin)
@@ -249,7 +250,8 @@ def _skipped(relative: str) -> bool:
             or relative.endswith(SKIP_SUFFIXES))
 
 
-def _walk(root: str, wanted: Any, max_files: int | None = None, max_bytes: int | None = None) -> list[str]:
+def _walk(root: str, wanted: Callable[[str], bool], max_files: int | None = None,
+          max_bytes: int | None = None) -> list[str]:
     """The files under ``root`` that ``wanted(name)`` accepts, skipping what is never hashed.
 
     With limits, an empty list when the folder holds more than ``max_files``
