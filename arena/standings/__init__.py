@@ -7,3 +7,7 @@
 
 :mod:`arena.tournament.leaderboard` reads the store and renders the sections.
 """
+
+#: the forms a leaderboard is printed in (here, not beside the renderer: the CLI reads it at start-up,
+#: before numpy is imported)
+FORMATS = ("table", "markdown", "csv", "json", "html")

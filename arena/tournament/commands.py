@@ -1,5 +1,10 @@
 """The tournament commands, a built-in plugin: ``arena run`` and ``arena leaderboard`` (``arena show`` and
-``arena export`` are in :mod:`arena.tournament.show`)."""
+``arena export`` are in :mod:`arena.tournament.show`).
+
+The runner and the leaderboard (numpy, the raters) are imported when a command
+runs, not when ``arena`` starts: every command's start-up, ``arena --help``
+included, would otherwise pay about 0.4 s for them.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,8 @@ from arena.plugins import get_plugins
 from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
+from arena.standings import FORMATS
 from arena.tournament.config import load_tournament
-from arena.tournament.leaderboard import FORMATS, build_leaderboard, render, select, write_files
-from arena.tournament.runner import run_tournament
 
 
 
@@ -41,6 +45,9 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
       arena run tournaments/demo.toml -j 2
       arena run tournaments/demo.toml --scheduler tcp://scheduler-host:8786
     """
+    from arena.tournament.leaderboard import build_leaderboard, render, write_files
+    from arena.tournament.runner import run_tournament
+
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
     outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
@@ -83,6 +90,8 @@ def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> No
     first places, mean rank, mean money, faults; and a head-to-head table.
     It works while a run is still playing, on the games stored so far.
     """
+    from arena.tournament.leaderboard import build_leaderboard, render, select
+
     store = open_store(folder)
     try:
         board = select(build_leaderboard(store), game)

@@ -28,13 +28,13 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.errors import StoreError
+from arena.standings import FORMATS
 from arena.standings.board import HEAD_TO_HEAD_EXPLANATION, OVERALL, GameInput, game_section, overall_section
 from arena.standings.figures import game_figures
 from arena.standings.raters import DEFAULT_RATER, describe
 from arena.standings.seats import from_rows
 from arena.tournament.ratings import OVERALL_RULE, cached_ratings
 
-FORMATS = ("table", "markdown", "csv", "json", "html")
 STANDING_KEYS = ("rank", "bot", "rank_low", "rank_high", "rating", "rating_low", "rating_high", "mu", "sigma",
                  "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money", "faults",
                  "mean_game_rank")
