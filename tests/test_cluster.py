@@ -112,6 +112,20 @@ def pretend_older_bots() -> None:
 
 
 @needs_dask
+def test_a_comparison_on_a_local_cluster_gives_the_records_and_verdict_of_local_workers(tmp_path):
+    args = ["compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--seed", "4", "--deals", "6",
+            "--sandbox", "none", "--json"]
+    outcomes, records = [], []
+    for name, where in (("cluster", ["--scheduler", "local:2"]), ("local", ["-j", "2"])):
+        result = CliRunner().invoke(cli, [*args, *where, "--results", name], catch_exceptions=False)
+        outcome = json.loads(result.stdout)
+        records.append(stored_records(tmp_path / name / outcome["comparison"]))
+        outcomes.append({key: value for key, value in outcome.items() if key not in ("results", "played_now")})
+    assert records[0] == records[1] and len(records[0]) == 6 * 2 * 2
+    assert outcomes[0] == outcomes[1]
+
+
+@needs_dask
 def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_path):
     bots = ['spec = "random"', 'spec = "appraiser"', 'spec = "trader"', 'spec = "quitter=py:test_cluster:Quitter"']
     path = write_tournament(tmp_path, bots, "modern-art:3,silk-road:3", deals=3)
