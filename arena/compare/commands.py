@@ -105,6 +105,7 @@ def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players,
     from arena.compare.design import Design, distinct_names
     from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
     from arena.compare.runner import Interrupted, run_comparison
+    from arena.sandbox.probe import weaknesses
 
     plugins = get_plugins()
     game = plugins.game(game_name)
@@ -128,6 +129,8 @@ def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players,
     )
     if deals is not None:
         max_games = deals * design.games_per_block
+    click.echo(weaknesses() if sandbox == "process" else "sandbox: none (bots run in the runner's processes, "
+               "trusted code only)", err=True)
     try:
         outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
                                  scheduler=scheduler, sandbox=sandbox, fresh=fresh)
