@@ -58,4 +58,6 @@ def test_the_bot_still_reads_its_runtime_and_its_own_folder(runner_folder):
     record, texts = play([cmd("read", *own), cmd("none", name="plain")])
     assert reports(texts[0], "read")[-1][own[0]] == "read"
     assert all(result != "FileNotFoundError" for result in reports(texts[0], "read")[-1].values())
-    assert record["faults"] == []
+    # what a bot reads shows in the record (its start answer names it): the check the test above relies on
+    assert [(f["kind"], f["decision"]) for f in record["faults"]] == [("malformed", "start")]
+    assert "leaked" in record["faults"][0]["detail"]

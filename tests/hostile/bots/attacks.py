@@ -51,9 +51,14 @@ def try_read(path: str) -> str:
         return type(error).__name__
 
 
+LEAKED: list = []
+
+
 def read(args: list[str]) -> None:
-    """Try to read each path named."""
-    report(read={path: try_read(path) for path in args})
+    """Try to read each path named (what it could read is also kept in ``LEAKED``)."""
+    seen = {path: try_read(path) for path in args}
+    LEAKED.extend(path for path, result in seen.items() if result == "read")
+    report(read=seen)
 
 
 def leave(args: list[str]) -> dict:

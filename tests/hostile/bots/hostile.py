@@ -17,7 +17,9 @@ for line in sys.stdin:
     if message["type"] == "start":
         attacks.attack(name, "start", args)
         bot.start(message)
-        print(json.dumps({"type": "ready"}), flush=True)
+        # what it could read shows in the game record too: a start answer that is a malformed fault
+        print(json.dumps({"type": "leaked", "paths": attacks.LEAKED} if attacks.LEAKED else {"type": "ready"}),
+              flush=True)
     elif message["type"] == "decide":
         attacks.attack(name, "decide", args)
         print(json.dumps(bot.decide(message)), flush=True)
