@@ -46,3 +46,16 @@ def test_a_bot_cannot_lift_its_cpu_limit(kind):
     assert seen["hard"] != "unlimited" and seen["unlimited"] in ("ValueError", "PermissionError", "OSError")
     control, _ = play([KINDS[kind]("none"), honest()])
     assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_between_its_decisions_a_bots_whole_process_tree_is_stopped(kind):
+    require("cpu")
+    slow = KINDS["cmd"]("slow", name="slow")  # takes 50 ms of wall time per decision: time a thief could use
+    record, texts = play([KINDS[kind]("background"), slow])
+    seen = reports(texts[0], "child_cpu")
+    assert len(seen) > 10
+    walls = reports(texts[0], "wall")
+    child_cpu, wall = seen[-1] - seen[0], walls[-1] - walls[0]
+    assert wall > 1 and child_cpu < 0.25 * wall, f"the child burnt {child_cpu:.2f} s of CPU in {wall:.2f} s"
+    assert [f for f in record["faults"] if f["seat"] == 1] == []

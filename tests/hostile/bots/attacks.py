@@ -197,6 +197,25 @@ def raise_cpu_limit(args: list[str]) -> None:
     report(rlimit=results)
 
 
+def background(args: list[str]) -> dict:
+    """Think on the others' time: a child burns CPU all game, its CPU seconds shared with the bot to report."""
+    shared = mmap.mmap(-1, 64, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    if os.fork() == 0:
+        while True:
+            burn(0.01)
+            shared.seek(0)
+            shared.write(json.dumps(time.process_time()).encode().ljust(32))
+    return {"shared": shared}
+
+
+def background_report(args: list[str]) -> None:
+    for kept in KEEP:
+        if isinstance(kept, dict) and "shared" in kept:
+            kept["shared"].seek(0)
+            text = kept["shared"].read(32).strip(b"\0 ")
+            report(child_cpu=float(text) if text else 0.0, wall=time.time())
+
+
 def linger(args: list[str]) -> None:
     """Start processes meant to outlive the runner: a double-forked daemon, one in a user namespace of its own."""
     if os.fork() == 0:
@@ -250,6 +269,8 @@ ATTACKS = {
     "cpu_children": ("decide", cpu_children),
     "rlimit": ("start", raise_cpu_limit),
     "linger": ("start", linger),
+    "background": ("start", background),
+    "slow": ("decide", lambda args: stall(["0.05"])),
     "flood": ("decide", flood),
     "escape": ("decide", escape),
     "exit_at_start": ("start", lambda args: os._exit(3)),
@@ -260,6 +281,8 @@ KEEP: list = []
 def attack(name: str, phase: str, args: list[str]) -> None:
     """Run attack ``name`` if it belongs to ``phase``; whatever it returns is kept alive until the process ends."""
     when, function = ATTACKS[name]
+    if name == "background" and phase == "decide":
+        background_report(args)
     if when == phase:
         KEEP.append(function(args))
         if name == "linger":
