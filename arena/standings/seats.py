@@ -15,6 +15,7 @@ per game and bot, with the mean of its placings and money.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -33,8 +34,8 @@ class GameSeats:
     """
 
     bots: tuple[str, ...]
-    names: tuple[str, ...]
-    ranks: tuple[int, ...]
+    names: Sequence[str]
+    ranks: Sequence[int]
     game: np.ndarray
     bot: np.ndarray
     rank: np.ndarray
@@ -91,7 +92,7 @@ def from_rows(rows: list[tuple[int, Any, int, str, int, int, int]]) -> GameSeats
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
         return GameSeats((), (), (), empty, empty, empty, empty, empty, empty, np.zeros(1, dtype=np.int64))
-    seq, table, deal, names, rank, money, faults = zip(*rows)
+    seq, table, deal, names, rank, money, faults = (list(map(itemgetter(column), rows)) for column in range(7))
     bots = tuple(dict.fromkeys(names))
     index = {bot: number for number, bot in enumerate(bots)}
     seq = np.asarray(seq, dtype=np.int64)
