@@ -23,12 +23,13 @@ import json
 import random
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 
 from arena.compare.stats import Pair
 from arena.entrants import Entrant
 from arena.errors import CompareError, RecordError
 from arena.match import Limits
+from arena.plugins import Plugins
 from arena.runs import seeds
 from arena.tournament.config import NAME_PATTERN, GameEntry
 from arena.tournament.schedule import rotation_order
@@ -45,7 +46,7 @@ class Design:
     name: str
     game: str
     players: int
-    options: dict
+    options: dict[str, Any]
     candidate: Entrant
     baseline: Entrant
     field: tuple[Entrant, ...]  # players - 1 entrants, in table order after the bot under test
@@ -85,7 +86,7 @@ class Design:
         """Table 1 (the candidate's) and table 2 (the baseline's), in table order."""
         return (self.candidate, *self.field), (self.baseline, *self.field)
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         """Everything that decides the games, as plain JSON (the store refuses a changed one)."""
         return {
             "name": self.name,
@@ -102,7 +103,7 @@ class Design:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def plan(self, blocks: int) -> dict:
+    def plan(self, blocks: int) -> dict[str, Any]:
         """The schedule's summary in the tournament store's shape, for ``blocks`` deals."""
         tables = [[entrant.name for entrant in table] for table in self.tables]
         return {
@@ -121,7 +122,7 @@ class Design:
         """The seat of the bot under test (table position 0) in ``rotation`` (from 1)."""
         return rotation_order(self.players, rotation).index(0)
 
-    def specs(self, blocks: int, sandbox: str, plugins: Any, secret: bytes,
+    def specs(self, blocks: int, sandbox: str, plugins: Plugins, secret: bytes,
               versions: dict[str, str]) -> list[GameSpec]:
         """The games of the first ``blocks`` blocks, in schedule order (one setup per deal).
 
@@ -167,13 +168,13 @@ class Design:
         block = int(match["deal"]) - 1
         return block * self.games_per_block + 2 * (int(match["rotation"]) - 1) + int(match["table"]) - 1
 
-    def block_pairs(self, results: list[dict]) -> list[Pair]:
+    def block_pairs(self, results: list[dict[str, Any]]) -> list[Pair]:
         """The pairs of one block from its games' results in schedule order (candidate, baseline, ...)."""
         return [Pair.of(results[2 * index], results[2 * index + 1], self.seat_under_test(index + 1))
                 for index in range(self.players)]
 
 
-def _described(entrant: Entrant) -> dict:
+def _described(entrant: Entrant) -> dict[str, Any]:
     return {"name": entrant.name, "spec": entrant.spec, "options": entrant.options}
 
 

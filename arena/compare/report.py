@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from tabulate import tabulate
 
@@ -28,7 +29,7 @@ def _signed(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:+.{digits}f}"
 
 
-def reason(outcome: dict) -> str:
+def reason(outcome: dict[str, Any]) -> str:
     """One sentence saying why the verdict is what it is."""
     verdict, sprt = outcome["verdict"], outcome.get("sprt")
     played = f"after {outcome['blocks']} deals ({outcome['games']} games)"
@@ -49,17 +50,17 @@ def reason(outcome: dict) -> str:
     return f"the {level} interval of the score difference reaches {high:+.4f}, not below 0, {played}"
 
 
-def _figure_rows(outcome: dict) -> list[list[str]]:
+def _figure_rows(outcome: dict[str, Any]) -> list[list[str]]:
     return [[label, _signed(outcome[key]["value"], digits), _signed(outcome[key]["low"], digits),
              _signed(outcome[key]["high"], digits)] for key, label, digits in FIGURES]
 
 
-def _headers(outcome: dict) -> list[str]:
+def _headers(outcome: dict[str, Any]) -> list[str]:
     level = f"{100 * outcome['confidence']:.0f}%"
     return ["candidate minus baseline", "estimate", f"{level} low", f"{level} high"]
 
 
-def _sprt_line(outcome: dict) -> str:
+def _sprt_line(outcome: dict[str, Any]) -> str:
     sprt = outcome.get("sprt")
     if sprt is None:
         return "Fixed size (no SPRT): the verdict is read from the confidence interval."
@@ -68,24 +69,24 @@ def _sprt_line(outcome: dict) -> str:
             f"LLR {sprt['llr']:+.3f}, bounds {sprt['lower']:+.3f} and {sprt['upper']:+.3f}")
 
 
-def _who(outcome: dict) -> str:
+def _who(outcome: dict[str, Any]) -> str:
     return (f"candidate {outcome['candidate']}, baseline {outcome['baseline']}, "
             f"field {', '.join(outcome['field'])}")
 
 
-def _versions(outcome: dict) -> str:
+def _versions(outcome: dict[str, Any]) -> str:
     """Which code was compared: the verdict holds for these versions only."""
     versions = outcome.get("versions") or {}
     return (f"versions compared: candidate {versions.get('candidate', '?')}, "
             f"baseline {versions.get('baseline', '?')}")
 
 
-def _seed(outcome: dict) -> str:
+def _seed(outcome: dict[str, Any]) -> str:
     seed = outcome.get("seed")
     return "deals from a secret kept in the store" if seed is None else f"public seed {seed}"
 
 
-def render_text(outcome: dict) -> str:
+def render_text(outcome: dict[str, Any]) -> str:
     """The terminal summary."""
     verdict = outcome["verdict"]
     lines = [
@@ -106,7 +107,7 @@ def render_text(outcome: dict) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(outcome: dict) -> str:
+def render_markdown(outcome: dict[str, Any]) -> str:
     """The Markdown summary (a GitHub step summary, a pull-request comment)."""
     verdict = outcome["verdict"]
     lines = [
@@ -127,7 +128,7 @@ def render_markdown(outcome: dict) -> str:
     return "\n".join(lines)
 
 
-def render_json(outcome: dict) -> str:
+def render_json(outcome: dict[str, Any]) -> str:
     return json.dumps(outcome, indent=2)
 
 

@@ -13,7 +13,6 @@ being played (at most two per worker) finish and are stored, but not counted.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from typing import Any, TextIO
@@ -22,10 +21,11 @@ from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
 from arena.compare.stats import PairedStats, Sprt
 from arena.errors import CompareError
+from arena.plugins import Plugins
 from arena.preflight import check_entrants
 from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
 from arena.runs.pools import open_pool
-from arena.runs.spec import FinishedGame
+from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store, create_or_open
 from arena.tournament.progress import Tally, make_progress
 from arena.versions import entrant_versions
@@ -49,10 +49,10 @@ class BlockFeed:
         self.design = design
         self.stats = stats
         self.max_blocks = max_blocks
-        self.results: dict[int, dict] = {}
+        self.results: dict[int, dict[str, Any]] = {}
         self.blocks = 0  # blocks counted so far
 
-    def add(self, order: int, result: dict) -> None:
+    def add(self, order: int, result: dict[str, Any]) -> None:
         self.results[order] = result
         size = self.design.games_per_block
         while not self.done:
@@ -67,9 +67,10 @@ class BlockFeed:
         return self.stats.decided is not None or self.blocks >= self.max_blocks
 
 
-def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games: int, root: str = "results",
+def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_games: int, root: str = "results",
                    jobs: int | None = None, scheduler: str | None = None, sandbox: str = "process",
-                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 10.0) -> dict:
+                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 10.0
+                   ) -> dict[str, Any]:
     """Play ``design`` until the SPRT decides or ``max_games`` are counted (all of them without an SPRT).
 
     Games go through the same pools as ``arena run`` (``jobs``, ``scheduler``).
@@ -108,7 +109,8 @@ def run_comparison(design: Design, plugins: Any, *, sprt: Sprt | None, max_games
     return outcome
 
 
-def _play(store: Store, folder: str, design: Design, specs: list, plugins: Any, feed: BlockFeed, jobs: int | None,
+def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], plugins: Plugins, feed: BlockFeed,
+          jobs: int | None,
           scheduler: str | None, progress_stream: TextIO | None, progress_every: float) -> tuple[int, int | None]:
     """Play the blocks still needed, storing every game; the number of games played and the stopping signal."""
     stored = store.stored_games()
@@ -136,7 +138,7 @@ def _play(store: Store, folder: str, design: Design, specs: list, plugins: Any, 
 
 
 def _outcome(design: Design, stats: PairedStats, feed: BlockFeed, folder: str, max_blocks: int,
-             played: int) -> dict:
+             played: int) -> dict[str, Any]:
     return {
         "comparison": design.name,
         "results": folder,
@@ -155,7 +157,7 @@ def _outcome(design: Design, stats: PairedStats, feed: BlockFeed, folder: str, m
     }
 
 
-def _write_outcome(folder: str, outcome: dict) -> None:
+def _write_outcome(folder: str, outcome: dict[str, Any]) -> None:
     for form, render in (("json", render_json), ("markdown", render_markdown)):
         with open(os.path.join(folder, OUTCOME_FILES[form]), "w", encoding="utf-8") as handle:
             handle.write(render(outcome) + "\n")

@@ -49,6 +49,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Any
 
 from arena.errors import CompareError
 
@@ -92,7 +93,7 @@ class Pair:
     money: int  # candidate's final money minus the baseline's
 
     @classmethod
-    def of(cls, candidate_result: dict, baseline_result: dict, seat: int) -> "Pair":
+    def of(cls, candidate_result: dict[str, Any], baseline_result: dict[str, Any], seat: int) -> "Pair":
         """The pair of two games' results (``{"money", "ranks"}`` by seat) with the bot under test in ``seat``."""
         scores = [rank_scores(result["ranks"])[seat] for result in (candidate_result, baseline_result)]
         return cls(scores[0] - scores[1], candidate_result["money"][seat] - baseline_result["money"][seat])
@@ -266,11 +267,11 @@ class PairedStats:
             return NO_VERDICT
         return REGRESSION if high < 0.5 else NOT_WORSE
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Every figure the reports show, JSON-ready (None where a figure is undefined)."""
         low, high = self.blocks.interval()
         money_low, money_high = self.money.interval()
-        summary = {
+        summary: dict[str, Any] = {
             "blocks": self.blocks.n,
             "pairs": self.pairs,
             "wins": self.wins,
@@ -292,7 +293,7 @@ class PairedStats:
         return summary
 
 
-def _estimate(value: float, low: float, high: float) -> dict:
+def _estimate(value: float, low: float, high: float) -> dict[str, float | None]:
     """``{"value", "low", "high"}`` with NaN and infinities as None (JSON has neither)."""
     return {key: number if math.isfinite(number) else None
             for key, number in (("value", value), ("low", low), ("high", high))}
