@@ -98,12 +98,12 @@ def rate(name: str, games: Iterable[SeatedGame],
         def make(mu: float, sigma: float):
             return model.rating(mu=mu, sigma=sigma)
     else:
-        raise ValueError(describe(name))  # describe() raises the message first
+        raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
     current: dict = {}
     for position, (bots, ranks) in enumerate(games):
         for bot in bots:
             if bot not in current:
-                current[bot] = make(PRIOR_MU, PRIOR_SIGMA)  # one object per bot: openskill updates in place
+                current[bot] = make(PRIOR_MU, PRIOR_SIGMA)  # its own object: one shared prior would be one player
         updated = update([[current[bot]] for bot in bots], ranks=list(ranks))
         if len(set(bots)) == len(bots):
             for bot, (rating,) in zip(bots, updated):
