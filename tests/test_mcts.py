@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from arena.match import InProcessBot, Limits, derive_seed, play_game
+from arena.match import InProcessBot, Limits, derive_seed, events_for, play_game
 from arena.testing import check_bot
 from arena_bots.mcts import MctsBot
-from arena_bots.mcts_search import Search, rewards
+from arena_bots.mcts_search import PairedSearch, Search, action_key, rewards
 
 
 def started(bot: MctsBot, game: str, players: int, move_ms: int = 1000) -> MctsBot:
@@ -142,3 +142,59 @@ def test_the_search_prefers_the_policy_action_until_the_evidence_says_otherwise(
     for _ in range(200):
         search.iterate(TwoArms())
     assert search.best() == {"arm": 1}
+
+
+def test_a_paired_search_judges_actions_on_the_same_deals():
+    """Deals vary far more than the actions do: only comparing on common deals finds the better one."""
+
+    class Deal:
+        """A one-decision game whose deal is worth 0..0.9; action 1 adds 0.05 more than action 0."""
+
+        def __init__(self, worth):
+            self.seat, self.worth, self.arm = 0, worth, None
+
+        def clone(self):
+            return Deal(self.worth)
+
+        def apply(self, action):
+            self.arm, self.seat = action["arm"], None
+
+    class Policy:
+        rollout_limit = 0
+
+        def candidates(self, state):
+            return [{"arm": 0}, {"arm": 1}]
+
+        def rollout(self, state, rng):
+            raise AssertionError("a finished game has no rollout")
+
+        def evaluate(self, state):
+            return [state.worth + 0.05 * state.arm]
+
+    rng = random.Random(3)
+    search = PairedSearch(Policy(), exploration=0.5, rng=rng)
+    for _ in range(40):  # 20 deals, both arms on each
+        search.iterate(Deal(rng.random() * 0.9))
+    assert search.iterations == 40
+    assert [child["visits"] for child in search.statistics()] == [20, 20]
+    assert search.best() == {"arm": 1}
+
+
+def test_the_subtree_of_its_own_action_is_reused_when_it_decides_again_at_once(plugins):
+    """Modern Art: after playing a fixed-price card the same seat names the price, with only its play between."""
+    game = plugins.game("modern-art")
+    options = game.check_options(3, {})
+    setup = {"players": 3, "hands": [[8, 20], [17, 58, 64], [28, 39, 67]], "deck": [], "first": 0}
+    state = game.new_state(setup, options)  # seat 0 holds two fixed-price cards: either way it prices next
+    bot = started(MctsBot(iterations=60), "modern-art", 3)
+    request = request_for(state)
+    request["events"] = events_for(state.log, 0, 0)
+    seen = len(state.log)
+    state.apply(bot.decide(request))
+    assert state.seat == 0 and state.decision == "set_price"
+    follow = request_for(state)
+    follow["events"] = events_for(state.log, 0, seen)
+    assert [event["type"] for event in follow["events"]] == ["play"]
+    bot.decide(follow)
+    assert bot.last_search.reused > 0  # visits of the kept subtree
+    assert bot.last_search.iterations == 60  # and the budget is spent on top of them

@@ -2,10 +2,12 @@
 
 For each decision it samples states consistent with its view through the
 game's own ``determinize(view, options, rng)``, simulates them with
-``clone``/``apply`` (see ``mcts_search``), and plays the root action visited
-most. The game-specific parts (which actions the tree considers, the rollout
+``clone``/``apply`` (see ``mcts_search``), and plays the best root action.
+The game-specific parts (which actions the tree considers, the rollout
 policy, the evaluation of a cut-off game) live in ``mcts_modern_art`` and
-``mcts_silk_road``.
+``mcts_silk_road``. Modern Art grows a tree (:class:`~arena_bots.mcts_search.Search`);
+Silk Road, whose rollouts play ``trader``'s good rules, judges the root
+actions on common deals (:class:`~arena_bots.mcts_search.PairedSearch`).
 
 Budget: with ``iterations`` > 0 it runs exactly that many iterations, so a
 fixed ``start`` seed gives the same moves every time (tests, paired
@@ -21,7 +23,8 @@ time; only then can a fixed budget be cut short.
 Reused work: when the seat decides again right after its own action, with
 nothing but its own action's events in between (a card played and then its
 fixed price, a purchase and then the ship's load, phase 1 and then phase 2),
-the subtree under that action becomes the new root, statistics kept.
+the subtree under that action becomes the new root, statistics kept (a
+tree search only).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import time
 
 from arena.plugins import get_plugins
 from arena_bots.mcts_modern_art import ModernArtPolicy
-from arena_bots.mcts_search import Node, Search, action_key
+from arena_bots.mcts_search import Node, PairedSearch, Search, action_key
 from arena_bots.mcts_silk_road import SilkRoadPolicy
 
 POLICIES = {"modern-art": ModernArtPolicy, "silk-road": SilkRoadPolicy}
@@ -76,7 +79,8 @@ class MctsBot:
         if len(candidates) == 1:
             self.kept = None
             return candidates[0]
-        search = Search(self.policy, self.exploration, self.rng, self.reusable(request))
+        kind = PairedSearch if getattr(self.policy, "paired", False) else Search
+        search = kind(self.policy, self.exploration, self.rng, self.reusable(request))
         self.last_search = search
         deadline = began + self.budget_ms(request["time_left_ms"]) / 1000
         while True:

@@ -37,6 +37,24 @@ def action_key(action: dict) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
+def play_out(policy: Any, state: Any, rng: random.Random) -> None:
+    """Play ``state`` on with ``policy``'s rollout actions until the game ends or the cut-off.
+
+    A policy with a ``playout(state, rng)`` method plays the whole rollout
+    itself (with its own cut-off); otherwise ``rollout`` is asked one action
+    at a time, up to ``rollout_limit`` actions.
+    """
+    playout = getattr(policy, "playout", None)
+    if playout is not None:
+        playout(state, rng)
+        return
+    rollout = policy.rollout
+    for _ in range(policy.rollout_limit):
+        if state.seat is None:
+            return
+        state.apply(rollout(state, rng))
+
+
 class Node:
     """The statistics of one action in one information set, and the actions after it."""
 
@@ -106,21 +124,8 @@ class Search:
         self.iterations += 1
 
     def rollout(self, state: Any) -> None:
-        """Play on with the policy's rollout actions until the game ends or the cut-off.
-
-        A policy with a ``playout(state, rng)`` method plays the whole rollout
-        itself (with its own cut-off); otherwise ``rollout`` is asked one action
-        at a time, up to ``rollout_limit`` actions.
-        """
-        playout = getattr(self.policy, "playout", None)
-        if playout is not None:
-            playout(state, self.rng)
-            return
-        rollout, rng = self.policy.rollout, self.rng
-        for _ in range(self.policy.rollout_limit):
-            if state.seat is None:
-                return
-            state.apply(rollout(state, rng))
+        """Play on with the policy's rollout actions until the game ends or the cut-off."""
+        play_out(self.policy, state, self.rng)
 
     def best(self) -> dict | None:
         """The most visited root action (ties: the better mean), or None before any iteration."""
@@ -134,6 +139,65 @@ class Search:
         children = sorted(self.root.children.values(), key=lambda child: -child.visits)
         return [{"action": child.action, "visits": child.visits,
                  "mean": child.reward / child.visits if child.visits else 0.0} for child in children]
+
+
+class PairedSearch:
+    """Flat Monte Carlo over the root actions, compared on common determinizations.
+
+    Each determinization (a sampled deal) is used for one round: every root
+    action is applied to a clone of it and played out with the policy's
+    rollout, one action per iteration. Every action is thus judged on the
+    same deals, and the differences between actions, which are what the
+    choice rests on, are far less noisy than a tree's separately sampled
+    visits. It improves on the rollout policy by one step of policy
+    iteration, which is what a good rollout policy (``trader``'s rules in
+    Silk Road) calls for. Same interface as :class:`Search`.
+    """
+
+    def __init__(self, policy: Any, exploration: float, rng: random.Random, root: Node | None = None) -> None:
+        self.policy = policy
+        self.rng = rng
+        self.root = Node(None, None)
+        self.iterations = 0
+        self.reused = 0
+        self.deal: Any = None
+        self.round: list[Node] = []
+        self.next = 0
+
+    def iterate(self, state: Any) -> None:
+        """One root action played out on this round's deal; ``state`` starts a new round when one is due."""
+        if self.next == len(self.round):
+            self.deal, self.round, self.next = state, [], 0
+            children = self.root.children
+            for index, action in enumerate(self.policy.candidates(state)):
+                key = action_key(action)
+                child = children.get(key)
+                if child is None:
+                    child = children[key] = Node(action, state.seat, PAIRED_PREFERENCE if index == 0 else 0.0)
+                else:
+                    child.available += 1
+                self.round.append(child)
+        child = self.round[self.next]
+        self.next += 1
+        simulated = self.deal.clone()
+        simulated.apply(child.action)
+        play_out(self.policy, simulated, self.rng)
+        child.visits += 1
+        child.reward += self.policy.evaluate(simulated)[child.seat]
+        self.iterations += 1
+
+    def best(self) -> dict | None:
+        """The root action with the best mean; another action must beat the policy's own by a margin."""
+        tried = [child for child in self.root.children.values() if child.visits]
+        if not tried:
+            return None
+        return max(tried, key=lambda child: child.reward / child.visits + child.bias).action
+
+    statistics = Search.statistics
+
+
+#: the margin in mean reward by which another action must beat the policy's own in a paired search
+PAIRED_PREFERENCE = 0.03
 
 
 #: how much of a reward is the rank; the rest is the money's place between the poorest and richest

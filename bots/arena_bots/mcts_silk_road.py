@@ -40,6 +40,8 @@ CARDS_PER_TURN = 1.3
 DELIVERIES_PER_TURN = 0.5
 #: the weight of the expected future income against money in hand (it is uncertain)
 OUTLOOK_WEIGHT = 0.6
+#: what a card in hand is worth (coins) with many turns left: it is a future delivery
+HAND_CARD_WORTH = 1.5
 
 
 def outlook(state: Any) -> list[float]:
@@ -65,7 +67,8 @@ def outlook(state: Any) -> list[float]:
                 goods.add(good)
         rate += LICENSE_BONUS * licenses * len(goods) * per_good
         values.append(coins + OUTLOOK_WEIGHT * turns_left * rate)
-    return values
+    card = HAND_CARD_WORTH * min(1.0, turns_left / (4 * state.players))
+    return [value + card * len(hand) for value, hand in zip(values, state.hands)]
 
 
 def swaps_to(table: Table, good: int, most: int) -> list[dict]:
@@ -82,6 +85,8 @@ class SilkRoadPolicy:
 
 
     rollout_limit = 5000  # a whole game always fits: rollouts end with the game
+    #: judge the root actions on common deals (:class:`arena_bots.mcts_search.PairedSearch`)
+    paired = True
 
     def candidates(self, state: Any) -> list[dict]:
         """The actions searched, the plan's first."""
