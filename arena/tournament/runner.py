@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from typing import Any, Callable, Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
 from arena.errors import SandboxError
+from arena.plugins import Plugins
 from arena.preflight import check_entrants
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
+from arena.runs.spec import GameSpec
 from arena.runs.store import create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
@@ -59,7 +61,7 @@ def seed_line(seed: int | None, folder: str) -> str:
     return f"deals follow from a secret kept in {folder}/results.sqlite (never printed or sent to a bot)"
 
 
-def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results", jobs: int | None = None,
+def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "results", jobs: int | None = None,
                    scheduler: str | None = None, sandbox: str = "process", fresh: bool = False,
                    progress_stream: TextIO | None = None, progress_every: float = 10.0,
                    pool: Pool | None = None, announce: Callable[[str], None] = log.info) -> RunOutcome:
@@ -86,11 +88,11 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
                 _check_bots(tournament, plugins, sandbox)
                 store.set_meta({"plan": schedule.summary(), "versions": versions})
 
-                def progress(specs: list) -> Progress:
+                def progress(specs: list[GameSpec]) -> Progress:
                     return make_progress(tournament.name, Tally(len(specs), 0, {}, {}), progress_stream,
                                          progress_every)
 
-                with _pool(pool, jobs, scheduler, plugins, 2 * os.cpu_count()) as chosen:
+                with _pool(pool, jobs, scheduler, plugins, 2 * (os.cpu_count() or 1)) as chosen:
                     return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, chosen,
                                       folder, progress, announce)
             specs = schedule.specs(sandbox, plugins, secret, versions)
@@ -117,7 +119,7 @@ def run_tournament(tournament: Tournament, plugins: Any, *, root: str = "results
 
 
 @contextlib.contextmanager
-def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Any,
+def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Plugins,
           pending: int) -> Iterator[Pool]:
     """The pool given by the caller, or the one the options choose (opened for the block)."""
     if given is not None:
@@ -127,7 +129,7 @@ def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: 
         yield chosen
 
 
-def _check_bots(tournament: Tournament, plugins: Any, sandbox: str) -> None:
+def _check_bots(tournament: Tournament, plugins: Plugins, sandbox: str) -> None:
     """Start every entry once as its games will (:func:`arena.preflight.check_entrants`), before any game."""
     check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
                    os.path.dirname(os.path.abspath(tournament.path)))

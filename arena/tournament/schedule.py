@@ -33,10 +33,11 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Sequence, TypeVar
 
 from arena.entrants import Entrant
 from arena.formats.sampled import sampled_tables
+from arena.plugins import Plugins
 from arena.runs import seeds
 from arena.runs.spec import GameSpec
 from arena.tournament.config import GameEntry, Tournament
@@ -66,7 +67,10 @@ class GamePlan:
         return len(self.tables) * self.deals * self.entry.players
 
 
-def seatings(entries: list, players: int, form: str) -> list[tuple]:
+Entry = TypeVar("Entry")
+
+
+def seatings(entries: Sequence[Entry], players: int, form: str) -> list[tuple[Entry, ...]]:
     """The tables of ``entries`` (in order) for ``players`` seats under ``form`` (cli.md)."""
     if form == "gauntlet":
         head, others = entries[0], entries[1:]
@@ -78,7 +82,7 @@ def seatings(entries: list, players: int, form: str) -> list[tuple]:
     return list(itertools.combinations(entries, players))
 
 
-def _filled(entries: list, seats: int) -> tuple:
+def _filled(entries: Sequence[Entry], seats: int) -> tuple[Entry, ...]:
     """``entries`` repeated in order until ``seats`` are filled."""
     return tuple(entries[index % len(entries)] for index in range(seats))
 
@@ -99,14 +103,14 @@ class Schedule:
     def total(self) -> int:
         return sum(plan.total for plan in self.plans)
 
-    def specs(self, sandbox: str, plugins: Any, secret: bytes, versions: dict[str, str]) -> list[GameSpec]:
+    def specs(self, sandbox: str, plugins: Plugins, secret: bytes, versions: dict[str, str]) -> list[GameSpec]:
         """Every game as a spec, in schedule order; ``versions`` maps each entry's name to its code's version."""
         specs: list[GameSpec] = []
         for plan in self.plans:
             specs += game_specs(self.tournament, plan, plugins, secret, versions, sandbox, first_order=len(specs))
         return specs
 
-    def summary(self, drawn: dict[str, list[GamePlan]] | None = None) -> dict:
+    def summary(self, drawn: dict[str, list[GamePlan]] | None = None) -> dict[str, Any]:
         """The plan as plain JSON, kept in the store: per game its tables and who was left out.
 
         ``drawn`` holds, per game, the plans of a ladder's rounds drawn so far (a ladder's own plan has no tables).
@@ -129,7 +133,7 @@ class Schedule:
         }
 
 
-def game_specs(tournament: Tournament, plan: GamePlan, plugins: Any, secret: bytes, versions: dict[str, str],
+def game_specs(tournament: Tournament, plan: GamePlan, plugins: Plugins, secret: bytes, versions: dict[str, str],
                sandbox: str, first_order: int = 0) -> list[GameSpec]:
     """The specs of one game's tables, numbered from ``first_order``: every deal at every table in every rotation.
 
@@ -178,12 +182,12 @@ def labelled(game: str, groups: list[tuple[Entrant, ...]], prefix: str = "") -> 
     return tuple(tables)
 
 
-def playing_entrants(tournament: Tournament, game: str, plugins: Any) -> list[Entrant]:
+def playing_entrants(tournament: Tournament, game: str, plugins: Plugins) -> list[Entrant]:
     """The entries of ``tournament`` that play ``game``, in the file's order."""
     return [entrant for entrant in tournament.entrants if entrant.plays(game, plugins)]
 
 
-def build_schedule(tournament: Tournament, plugins: Any, secret: bytes) -> Schedule:
+def build_schedule(tournament: Tournament, plugins: Plugins, secret: bytes) -> Schedule:
     """The schedule of a checked tournament under ``secret`` (which draws a sampled tournament's tables)."""
     plans = []
     for entry in tournament.games:

@@ -18,19 +18,19 @@ __all__ = ["STORE_FILE", "SeatRow", "Store", "create_or_open", "open_store", "re
            "stored_record", "selected_records", "seats_with_blocks", "game_index", "seats_by_game", "fault_kinds"]
 
 
-def game_index(store: Store) -> list[tuple]:
+def game_index(store: Store) -> list[tuple[int, str, str, str, int, int]]:
     return store.game_index()
 
 
-def seats_by_game(store: Store) -> dict:
+def seats_by_game(store: Store) -> dict[int, list[tuple[str, int, int, int]]]:
     return store.seats_by_game()
 
 
-def fault_kinds(store: Store) -> dict:
+def fault_kinds(store: Store) -> dict[str, dict[str, int]]:
     return store.fault_kinds()
 
 
-def seats_with_blocks(store: Store, game: str) -> list[tuple]:
+def seats_with_blocks(store: Store, game: str) -> list[tuple[int, str, int, str, int, int, int]]:
     """Seats of ``game`` with their table and deal (:meth:`Store.seats_with_blocks`)."""
     return store.seats_with_blocks(game)
 
