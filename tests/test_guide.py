@@ -71,8 +71,11 @@ def layered_venv(home: Path) -> dict:
     """
     venv.create(home, with_pip=False)
     purelib = Path(sysconfig.get_path("purelib", vars={"base": str(home), "platbase": str(home)}))
-    lines = [f"import site; site.addsitedir({path!r})" for path in outer_site_dirs()]
-    (purelib / "_outer_environment.pth").write_text("\n".join(lines) + "\n")
+    # not inside pip's isolated build environments (pip marks them with its build tracker), whose
+    # build requirements (setuptools) must not be shadowed by this environment's older copies
+    line = (f"import os, site; building = os.environ.get('PIP_BUILD_TRACKER') or os.environ.get('PIP_REQ_TRACKER'); "
+            f"list(map(site.addsitedir, [] if building else {outer_site_dirs()!r}))")
+    (purelib / "_outer_environment.pth").write_text(line + "\n")
     arena = home / "bin" / "arena"
     arena.write_text(f"#!{home / 'bin' / 'python'}\nfrom arena.cli import cli\n\ncli()\n")
     arena.chmod(0o755)
