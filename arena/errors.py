@@ -114,7 +114,7 @@ class ReportError(ArenaError):
 
 
 class ClusterError(ArenaError):
-    """A Dask cluster that cannot be used: its extra missing, its scheduler unreachable, or workers unlike this machine."""
+    """A Dask cluster that cannot be used: its extra missing, its scheduler unreachable, or workers unlike this one."""
 
 
 class BotCheckFailed(ArenaError):

@@ -114,7 +114,8 @@ def test_on_the_command_line_cmd_paths_resolve_against_the_current_folder(plugin
 
 @pytest.mark.parametrize("entry, message", [
     ({"spec": "mine=cmd:python3 my_bot.py", "files": "bot/**"}, r"bots\[1\].files: expected a list of glob patterns"),
-    ({"spec": "mine=cmd:python3 my_bot.py", "files": ["nothing/**"]}, r"bots\[1\].files: 'nothing/\*\*' matches no file"),
+    ({"spec": "mine=cmd:python3 my_bot.py", "files": ["nothing/**"]},
+     r"bots\[1\].files: 'nothing/\*\*' matches no file"),
     ({"spec": "random", "files": ["my_bot.py"]}, r"bots\[1\].files: files = \[...\] is for cmd: bots"),
 ])
 def test_bad_files_are_refused_naming_the_key(plugins, cup, entry, message):

@@ -144,7 +144,8 @@ def test_a_local_cluster_stores_the_records_and_ratings_of_local_workers(tmp_pat
     for name in ("leaderboard.json", "leaderboard.md", "leaderboard.csv"):
         assert (cluster_folder / name).read_text() == (local_folder / name).read_text()
     log = (cluster_folder / "arena.log").read_text()
-    assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/random\+trader\+quitter/d3/r3 arena\.runs: finished in ", log)
+    assert re.search(r" tcp://127\.0\.0\.1:\d+ INFO cup/silk-road/random\+trader\+quitter/d3/r3 "
+                     r"arena\.runs: finished in ", log)
 
 
 @needs_dask

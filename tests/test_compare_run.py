@@ -179,7 +179,7 @@ def test_without_a_seed_each_comparison_draws_its_own_secret_and_keeps_it(isolat
             "--no-sprt", "--deals", "1", "--json"]
     first = json.loads(run(*args, "--name", "a").stdout)
     again = json.loads(run(*args, "--name", "a").stdout)
-    other = json.loads(run(*args, "--name", "b").stdout)
+    json.loads(run(*args, "--name", "b").stdout)  # a second comparison, in folder b
     assert first["seed"] is None and again["played_now"] == 0  # the kept secret gives the same games
     deals = [[json.loads(line)["setup"] for line in run("export", f"results/{name}").stdout.splitlines()]
              for name in ("a", "b")]

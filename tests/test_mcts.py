@@ -9,7 +9,7 @@ import pytest
 from arena.match import InProcessBot, Limits, derive_seed, events_for, play_game
 from arena.testing import check_bot
 from arena_bots.mcts import MctsBot
-from arena_bots.mcts_search import PairedSearch, Search, action_key, rewards
+from arena_bots.mcts_search import PairedSearch, Search, rewards
 
 
 def started(bot: MctsBot, game: str, players: int, move_ms: int = 1000) -> MctsBot:

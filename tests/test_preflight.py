@@ -35,7 +35,8 @@ BOTS = {
     "slow_start.py": READY_BOT.format(delay=3),
     "one_second.py": READY_BOT.format(delay=1),
     "chatter.py": "import sys\nfor line in sys.stdin:\n    print('hello, I am a bot', flush=True)\n",
-    "broken_import.py": "import not_a_module_anywhere\n\nclass Bot:\n    def decide(self, request):\n        return {}\n",
+    "broken_import.py": ("import not_a_module_anywhere\n\nclass Bot:\n"
+                         "    def decide(self, request):\n        return {}\n"),
     "start_raises.py": textwrap.dedent("""
         class Bot:
             def start(self, info):

@@ -224,7 +224,7 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
         shown = standings(browser, game)
         assert {row[1] for row in shown} == set(totals)
         assert [row[0] for row in shown] == [str(rank) for rank in range(1, len(shown) + 1)]
-        for rank, bot, mu, sigma, score, seats, firsts, _, _, faults in shown:
+        for _rank, bot, mu, sigma, _score, seats, firsts, _, _, faults in shown:
             assert [int(seats), int(firsts), int(faults)] == totals[bot]
             assert float(mu) == pytest.approx(ratings[bot].mu, abs=0.005)
             assert float(sigma) == pytest.approx(ratings[bot].sigma, abs=0.005)

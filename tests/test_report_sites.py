@@ -1,4 +1,5 @@
-"""`arena report` on a tournament (a sample of replays), a comparison (verdict, SPRT trace) and a results root (index)."""
+"""`arena report` on a tournament (a sample of replays), a comparison (verdict, SPRT trace) and a results root
+(index)."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def test_a_comparison_gets_its_verdict_and_sprt_trace(root, tmp_path):
     assert result.exit_code == 0, result.output
     index = (tmp_path / "site" / "index.html").read_text()
     assert "<h1>Comparison duel</h1>" in index and 'id="verdict"><strong>REGRESSION</strong>' in index
-    assert 'src="plots/sprt.svg"' in index and (tmp_path / "site" / "plots" / "sprt.svg").read_text().startswith("<?xml")
+    assert 'src="plots/sprt.svg"' in index
+    assert (tmp_path / "site" / "plots" / "sprt.svg").read_text().startswith("<?xml")
     outcome = read_outcome(str(root / "duel"))
     trace = llr_trace(str(root / "duel"), outcome)
     assert len(trace) == outcome["blocks"] and trace[-1] == pytest.approx(outcome["sprt"]["llr"])
@@ -85,5 +87,6 @@ def test_a_results_root_gets_an_index_of_its_tournaments_and_comparisons(root, t
     index = (tmp_path / "site" / "index.html").read_text()
     assert 'href="cup/index.html"' in index and 'href="duel/index.html"' in index
     assert "REGRESSION" in index and "tournament" in index and "comparison" in index
-    assert (tmp_path / "site" / "cup" / "games.html").exists() and (tmp_path / "site" / "duel" / "plots" / "sprt.svg").exists()
+    assert (tmp_path / "site" / "cup" / "games.html").exists()
+    assert (tmp_path / "site" / "duel" / "plots" / "sprt.svg").exists()
     assert result.stdout.strip().endswith(str(tmp_path / "site" / "index.html"))

@@ -63,7 +63,8 @@ def test_show_prints_the_stored_games_account(folder, plugins):
     shown = run("show", folder, "cup/silk-road/t1/d1/r2")
     assert shown.exit_code == 0, shown.output
     assert shown.stdout == "\n".join(record_account(record, plugins)) + "\n"
-    assert shown.stdout.startswith("Setup: 2 players") and "\nTurn 1" in shown.stdout and "Final result:" in shown.stdout
+    assert shown.stdout.startswith("Setup: 2 players")
+    assert "\nTurn 1" in shown.stdout and "Final result:" in shown.stdout
 
 
 def test_show_an_unknown_id_is_one_line_and_exit_2(folder):

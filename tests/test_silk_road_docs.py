@@ -126,7 +126,8 @@ def test_every_view_key_and_event_kind_is_documented():
             request._state, request._seat, request._first, request._last = state, state.seat, 0, 0
             state.apply(choose(request, rng))
         kinds |= {event["type"] for _, event in state.log}
-    assert kinds == {"setup", "deal", "load", "pass", "swap", "buy", "deliver", "draw", "extra_draw", "drawn", "game_end"}
+    assert kinds == {"setup", "deal", "load", "pass", "swap", "buy", "deliver", "draw", "extra_draw", "drawn",
+                     "game_end"}
     for name in kinds | view_keys | player_keys:
         assert f"| `{name}` |" in text, f"{name} is not in a table of {DOC.name}"
 

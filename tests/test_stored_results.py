@@ -168,8 +168,8 @@ def test_a_locked_store_stops_the_run_with_one_line_and_keeps_every_game(isolate
         holder.close()
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines()[-1] == (
-        f"Error: results/cup/results.sqlite is locked by another process (waited 0.3 s); stop whatever holds it "
-        f"and run again: nothing stored was lost")
+        "Error: results/cup/results.sqlite is locked by another process (waited 0.3 s); stop whatever holds it "
+        "and run again: nothing stored was lost")
     assert len(stored_records(isolated / "results" / "cup")) == 4
     assert run("run", path, "--sandbox", "none").exit_code == 0
     assert len(stored_records(isolated / "results" / "cup")) == 12
@@ -198,7 +198,8 @@ CREATE TABLE games (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, game TEXT 
     record TEXT NOT NULL, finished TEXT NOT NULL);
 CREATE INDEX games_by_game ON games (game);
 CREATE TABLE seats (seq INTEGER NOT NULL, seat INTEGER NOT NULL, game TEXT NOT NULL, bot TEXT NOT NULL,
-    money INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL, PRIMARY KEY (game, seq, seat)) WITHOUT ROWID;
+    money INTEGER NOT NULL, rank INTEGER NOT NULL, faults INTEGER NOT NULL,
+    PRIMARY KEY (game, seq, seat)) WITHOUT ROWID;
 CREATE TABLE faults (seq INTEGER NOT NULL, seat INTEGER NOT NULL, move INTEGER, decision TEXT NOT NULL,
     kind TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE TABLE figures (game TEXT PRIMARY KEY, games INTEGER NOT NULL, payload TEXT NOT NULL);

@@ -66,7 +66,8 @@ def test_a_run_stores_every_game_and_writes_the_leaderboards(tmp_path):
     records = stored_records(folder)
     # modern-art: random, r2, r3 at one table (trader does not play it); silk-road: C(4, 3) tables
     assert len(records) == 1 * 2 * 3 + 4 * 2 * 3
-    assert records[0]["id"] == "cup/modern-art/random+r2+r3/d1/r1" and records[-1]["id"] == "cup/silk-road/trader+r2+r3/d2/r3"
+    assert records[0]["id"] == "cup/modern-art/random+r2+r3/d1/r1"
+    assert records[-1]["id"] == "cup/silk-road/trader+r2+r3/d2/r3"
     assert {"leaderboard.md", "leaderboard.csv", "leaderboard.json", "results.sqlite", "arena.log"} <= {
         p.name for p in folder.iterdir()}
     assert "Tournament cup: 30 of 30 games played" in result.output
@@ -124,7 +125,8 @@ def test_a_worker_log_line_reaches_the_log_file(tmp_path):
     hello = [line for line in lines if "hello from seat" in line]
     assert len(hello) == 4  # one per game: 1 table x 2 deals x 2 rotations
     for line in hello:
-        assert " worker-" in line and " WARNING cup/silk-road/random+logbot/d" in line and " logbot: hello from seat " in line
+        assert " worker-" in line and " WARNING cup/silk-road/random+logbot/d" in line
+        assert " logbot: hello from seat " in line
     finished = [line for line in lines if "finished in" in line]
     assert len(finished) == 4 and all(" worker-" in line and " INFO cup/silk-road/" in line for line in finished)
 

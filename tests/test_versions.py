@@ -27,7 +27,8 @@ def cmd_version(spec: str, plugins, base_dir) -> str:
 
 @pytest.fixture
 def bot_folder(tmp_path):
-    """A tournament folder holding a bot of its own (``bot/``), a bot file beside the tournament file, and other things."""
+    """A tournament folder holding a bot of its own (``bot/``), a bot file beside the tournament file, and other
+    things."""
     (tmp_path / "bot").mkdir()
     (tmp_path / "bot" / "main.py").write_text("print('ready')\n")
     (tmp_path / "bot" / "helper.py").write_text("WEIGHT = 1\n")

@@ -81,7 +81,8 @@ def test_when_the_runner_is_killed_nothing_of_a_bot_lives_a_second_later(tmp_pat
         argv = ["arena", "run", str(tmp_path / "cup.toml"), "-j", "2", "--results", str(tmp_path / "results")]
     runner = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
-        seen = wait_for(encode([mark]), 4)  # the bot, a double-forked daemon, a process and its child in a new user namespace
+        # the bot, a double-forked daemon, a process and its child in a new user namespace
+        seen = wait_for(encode([mark]), 4)
         runner.kill()
         runner.wait()
         time.sleep(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import KINDS, cmd, honest, play, reports, require
+from conftest import KINDS, honest, play, reports, require
 
 
 @pytest.mark.parametrize("kind", ["cmd", "py"])
