@@ -1,13 +1,19 @@
-"""Sandbox speed: the same games in-process and sandboxed, and what a decision costs over a pipe.
+"""Sandbox speed: the same games in-process and sandboxed, and what a decision and a fresh game cost.
 
-Plays `random` bots at one table, first in-process (``--sandbox none``), then
-each bot in its sandboxed host process (``--sandbox process``; processes
-reused across games, as a tournament worker does), and prints decisions/s and
-games/s for both (after one untimed game that starts the processes). The
-sandboxed overhead per decision (sandboxed minus in-process time per decision) is printed next to a bare pipe round-trip
-measured in the same run: the same ``decide`` messages as JSON lines to a
-trivial echo process, answered with a small action. Both runs are repeated
-with every process pinned to one core (bots inherit the runner's affinity).
+Plays `random` bots at one table, in-process (``--sandbox none``), then
+sandboxed with ``reuse = true`` (one process per seat plays every game: the
+path before fresh-per-game bots, and the cost of a decision alone), then
+sandboxed fresh per game (the default: each game's bot forked from its
+template), and prints decisions/s and games/s for each (after one untimed game
+that starts the processes). The sandboxed overhead per decision is printed
+next to a bare pipe round-trip measured in the same run: the same ``decide``
+messages as JSON lines to a trivial echo process, answered with a small
+action. Then the cost of a fresh game's bot, from the end of one game to its
+answer to the next ``start``: forked from a template, a new host interpreter
+(what a fresh game would cost without templates), an external program; and
+what freezing costs per decision (a thaw and a freeze of the bot's cgroup).
+Both runs are repeated with every process pinned to one core (bots inherit
+the runner's affinity).
 
     python benchmarks/sandbox.py                       # modern-art, 4 players, 20 games each
     python benchmarks/sandbox.py silk-road:3 --games 10
@@ -16,10 +22,12 @@ with every process pinned to one core (bots inherit the runner's affinity).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 
 import orjson
@@ -30,6 +38,12 @@ from arena.plugins import get_plugins
 from arena.sandbox import open_process_bot
 
 LIMITS = Limits(start_ms=10000, move_ms=5000, bank_ms=10000)
+REUSE = dataclasses.replace(LIMITS, reuse=True)
+START = {"type": "start", "game": "modern-art", "seat": 0, "players": ["a", "b", "c"], "options": {},
+         "time": LIMITS.time_message(), "setup_public": {}, "seed": 1}
+READY_BOT = ("import sys\n"
+             "for line in sys.stdin:\n"
+             "    if '\"start\"' in line: print('{\"type\": \"ready\"}', flush=True)\n")
 ECHO = ("import sys, orjson\n"
         "out = sys.stdout.buffer\n"
         "for line in sys.stdin.buffer:\n"
@@ -37,8 +51,8 @@ ECHO = ("import sys, orjson\n"
         "    out.write(b'{\"card\": 1}\\n'); out.flush()\n")
 
 
-def play_games(game, players: int, games: int, make_seats, plugins) -> tuple[int, float]:
-    """Play ``games`` games; the decisions asked and the seconds taken."""
+def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool = False) -> tuple[int, float]:
+    """Play ``games`` games; the decisions asked and the seconds taken (``fresh``: new bots every game)."""
     options = game.check_options(players, {})
     seats = make_seats()
     decisions = 0
@@ -51,6 +65,9 @@ def play_games(game, players: int, games: int, make_seats, plugins) -> tuple[int
                                bot_seeds=[derive_seed(seed, seat) for seat in range(players)], limits=LIMITS)
             assert not record["faults"], record["faults"][:2]
             decisions += len(record["moves"])
+            if fresh:
+                for seat in seats:
+                    seat.finish_game()
     finally:
         elapsed = time.perf_counter() - began
         for seat in seats:
@@ -100,24 +117,79 @@ def bare_round_trip(messages: list[bytes]) -> float:
     return elapsed / len(messages) * 1e6
 
 
+def fresh_start_ms(make_bot, games: int = 20) -> float:
+    """Milliseconds from the end of one game to the bot's answer to the next ``start`` (median)."""
+    bot = make_bot()
+    times = []
+    try:
+        bot.start(START, 10000)
+        for _ in range(games):
+            began = time.perf_counter()
+            bot.finish_game()
+            bot.start(START, 10000)
+            times.append((time.perf_counter() - began) * 1000)
+    finally:
+        bot.close()
+    return sorted(times)[len(times) // 2]
+
+
+def freezer_us(make_bot, rounds: int = 2000) -> float | None:
+    """Microseconds for a thaw and a freeze of a bot's cgroup (None without a freezer)."""
+    bot = make_bot()
+    try:
+        if bot.cgroup is None or not bot.cgroup.core:
+            return None
+        began = time.perf_counter()
+        for _ in range(rounds):
+            bot.cgroup.thaw()
+            bot.cgroup.freeze()
+        return (time.perf_counter() - began) / rounds * 1e6
+    finally:
+        bot.close()
+
+
+def start_costs(plugins) -> None:
+    entrant = parse_spec("random", plugins)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write(READY_BOT)
+    external = parse_spec(f"ready=cmd:{sys.executable} {handle.name}")
+    try:
+        forked = fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins))
+        interpreter = fresh_start_ms(lambda: open_process_bot(entrant, REUSE, plugins))
+        program = fresh_start_ms(lambda: open_process_bot(external, LIMITS, plugins))
+    finally:
+        os.unlink(handle.name)
+    print(f"fresh game's bot (end of a game to ready): forked from its template {forked:.1f} ms; "
+          f"a new host interpreter {interpreter:.1f} ms; an external program (python) {program:.1f} ms")
+    freezing = freezer_us(lambda: open_process_bot(entrant, LIMITS, plugins))
+    print("freezer: " + (f"{freezing:.0f} us per decision (a thaw and a freeze of the bot's cgroup)"
+                         if freezing is not None else "none here (no cgroup v2 folder)"))
+
+
 def run(game_name: str, players: int, games: int, plugins) -> None:
     game = plugins.game(game_name)
     entrant = parse_spec("random", plugins)
     factory = plugins.bot("random").factory
     print(f"{game_name}, {players} x random, {games} games per row")
-    print(f"{'':<22}{'decisions/s':>12}{'games/s':>9}{'us/decision':>13}")
+    print(f"{'':<30}{'decisions/s':>12}{'games/s':>9}{'us/decision':>13}")
     rows = {}
-    for label, make_seats in (
-        ("in-process", lambda: [InProcessBot(factory) for _ in range(players)]),
-        ("sandboxed", lambda: [open_process_bot(entrant, LIMITS, plugins) for _ in range(players)]),
+    for label, make_seats, fresh in (
+        ("in-process", lambda: [InProcessBot(factory) for _ in range(players)], False),
+        ("sandboxed, reuse = true", lambda: [open_process_bot(entrant, REUSE, plugins) for _ in range(players)],
+         False),
+        ("sandboxed, fresh per game", lambda: [open_process_bot(entrant, LIMITS, plugins) for _ in range(players)],
+         True),
     ):
-        decisions, elapsed = play_games(game, players, games, make_seats, plugins)
+        decisions, elapsed = play_games(game, players, games, make_seats, plugins, fresh)
         rows[label] = elapsed / decisions * 1e6
-        print(f"{label:<22}{decisions / elapsed:>12.0f}{games / elapsed:>9.1f}{rows[label]:>13.1f}")
-    overhead = rows["sandboxed"] - rows["in-process"]
+        print(f"{label:<30}{decisions / elapsed:>12.0f}{games / elapsed:>9.1f}{rows[label]:>13.1f}")
+    overhead = rows["sandboxed, reuse = true"] - rows["in-process"]
     bare = bare_round_trip(decide_messages(game, players, plugins, 2000))
-    print(f"sandboxed overhead per decision: {overhead:.0f} us; bare pipe round-trip: {bare:.0f} us "
-          f"(ratio {overhead / bare:.2f})")
+    print(f"sandboxed overhead per decision (reuse, freezer included): {overhead:.0f} us; bare pipe round-trip: "
+          f"{bare:.0f} us (ratio {overhead / bare:.2f})")
+    print(f"fresh per game against reuse: {rows['sandboxed, reuse = true'] / rows['sandboxed, fresh per game']:.0%} "
+          f"of the speed")
+    start_costs(plugins)
 
 
 def main() -> None:

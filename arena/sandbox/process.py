@@ -156,6 +156,7 @@ class ProcessBot:
         self.cgroup: BotCgroup | None = None
         self.template_process: subprocess.Popen | None = None
         self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
+        self.replies: dict[int, dict] = {}  # the template's messages, by game number
         self.spawn_error: str | None = None
         self.games = 0
         self._spawn()
@@ -279,7 +280,11 @@ class ProcessBot:
             self.stderr_capture.feed(chunk)
 
     def _control_message(self, timeout: float) -> dict | None:
-        """The next message of the template (None after ``timeout`` seconds or when it is gone)."""
+        """The next message of the template (None after ``timeout`` seconds or when it is gone).
+
+        Messages about games are also kept in ``self.replies`` by game number
+        (the template's answers about several games can interleave).
+        """
         selector = selectors.DefaultSelector()
         selector.register(self.control, selectors.EVENT_READ)
         try:
@@ -291,7 +296,12 @@ class ProcessBot:
             data = self.control.recv(4096)
         except OSError:
             return None
-        return orjson.loads(data) if data else None
+        if not data:
+            return None
+        message = orjson.loads(data)
+        if "game" in message:
+            self.replies.setdefault(message["game"], {}).update(message)
+        return message
 
     def _read_control(self, timeout: float) -> None:
         """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
@@ -301,8 +311,8 @@ class ProcessBot:
                 if self.process is not None and self.process.returncode is None:
                     self.process.returncode = -signal.SIGKILL
             return
-        if "exited" in message and self.process is not None and message.get("game") == self.process.number:
-            self.process.returncode = message["exited"]
+        if self.process is not None and "exited" in self.replies.get(self.process.number, {}):
+            self.process.returncode = self.replies.pop(self.process.number)["exited"]
 
     @staticmethod
     def _children_of(pid: int, wait: bool = False) -> int | None:
@@ -323,9 +333,10 @@ class ProcessBot:
     def _fork_game(self) -> None:
         """A fresh bot for this game, forked from the template (started first if need be).
 
-        The fork is asked for as soon as the last game ended (:meth:`finish_game`),
-        so that it overlaps with the runner's work and the other seats' forks;
-        here its answer is collected.
+        Each game's bot is asked for one game ahead, right after the previous
+        one was collected: it is made while that game plays its ``start`` (a
+        few milliseconds of CPU counted in that start's time), and waits,
+        frozen with it, reading nothing, until its own game. Here it is collected.
         """
         if self.pending is None:
             self._ask_fork()
@@ -334,12 +345,13 @@ class ProcessBot:
         number, ours = self.pending
         self.pending = None
         deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
-        reply = None
-        while reply is None or reply.get("game") != number:
-            reply = self._control_message(max(deadline - time.monotonic(), 0))
-            if reply is None:
+        while not {"forked", "error"} & set(self.replies.get(number, {})):
+            if self._control_message(max(deadline - time.monotonic(), 0)) is None:
                 break
-        keeper = self._keeper_of(reply["forked"]) if reply and "forked" in reply else None
+        reply = self.replies.get(number, {})
+        for old in [game for game in self.replies if game < number]:
+            del self.replies[old]  # earlier games' late exit statuses: nobody asks for them any more
+        keeper = self._keeper_of(reply["forked"]) if "forked" in reply else None
         if not keeper:
             for fd in ours:
                 os.close(fd)
@@ -354,6 +366,7 @@ class ProcessBot:
             self.pid = self.process.bot() or keeper
         self._watch_clock()
         self.cpu_mark = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        self._ask_fork()  # the next game's bot: made during this game's start, ready when that game comes
 
     def _ask_fork(self) -> None:
         """Send the template the pipes of a new game (starting the template first if need be)."""
@@ -366,8 +379,7 @@ class ProcessBot:
         pipes = [os.pipe() for _ in range(3)]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
-        if self.cgroup:
-            self.cgroup.thaw()
+        self._resume()
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": covered(self.readable or [])}
         try:
             socket.send_fds(self.control, [orjson.dumps(request)], theirs)
@@ -477,20 +489,20 @@ class ProcessBot:
             self.cgroup.freeze()
         elif self.isolate and self.process is not None:
             try:
-                os.killpg(os.getpgid(self.pid), signal.SIGSTOP)
-                self.stopped = True
+                self.stopped = os.getpgid(self.pid)
+                os.killpg(self.stopped, signal.SIGSTOP)
             except OSError:
-                pass
+                self.stopped = None
 
     def _resume(self) -> None:
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.thaw()
-        elif getattr(self, "stopped", False):
-            self.stopped = False
+        elif getattr(self, "stopped", None):
             try:
-                os.killpg(os.getpgid(self.pid), signal.SIGCONT)
+                os.killpg(self.stopped, signal.SIGCONT)
             except OSError:
                 pass
+            self.stopped = None
 
     def _kill(self) -> None:
         """SIGKILL the bot and everything it started, and reap it.
@@ -502,15 +514,13 @@ class ProcessBot:
         if self.process is None:
             return
         if isinstance(self.process, ForkedGame):
+            # SIGKILL to the game's process 1 ends its PID namespace; not waited for (the keeper reports the
+            # status to the template later), so the next game's fork is not held up
             bot_pid = self.process.bot() if self.process.returncode is None else None
             try:
                 os.kill(bot_pid or self.process.pid, signal.SIGKILL)
             except OSError:
                 pass
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
             return
         if self.cgroup is not None:
             self.cgroup.kill()
@@ -562,7 +572,8 @@ class ProcessBot:
 
     def _end_game(self) -> None:
         if self.process is not None:
-            self._resume()
+            if not self.template:
+                self._resume()  # a frozen game's processes die frozen (cgroup v2); a stopped group needs SIGCONT
             self._drain_stderr()
         self._kill()
         self._cleanup()

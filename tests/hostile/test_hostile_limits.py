@@ -35,7 +35,9 @@ def test_cpu_burnt_by_a_bots_children_is_charged_to_the_bot(kind):
     faults = [fault for fault in record["faults"] if fault["seat"] == 0]
     assert faults and faults[0]["kind"] == "timeout", record["faults"]
     cpu_ms = int(re.search(r"(\d+) ms of CPU time", faults[0]["detail"]).group(1))
-    assert cpu_ms >= 150, faults[0]["detail"]  # the children's time: the bot's own process only waited
+    # the children's time (the bot's own process only waited: a few ms at most); under load the wall cap may
+    # come first, but the CPU time it reports is still theirs
+    assert cpu_ms >= 30, faults[0]["detail"]
     assert [f for f in record["faults"] if f["seat"] != 0] == []
 
 
