@@ -88,6 +88,8 @@ class BotTimeout(BotFault):
     """The bot did not answer within its time."""
 
     kind = "timeout"
+    #: the clock the time was measured on (``cpu`` or ``wall``), when the adapter knows it
+    clock: str | None = None
 
 
 class BotMalformed(BotFault):
