@@ -344,13 +344,15 @@ def _faults(faults: dict[str, dict[str, int]], charts: dict[str, str]) -> str:
 
 def _settings(header: dict) -> str:
     definition = header["definition"]
-    if "format" not in definition:  # a comparison's store, or a definition of another kind
+    if not {"format", "games", "limits", "bots"} <= definition.keys():  # a comparison's, or another kind
         rows = [[key, value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True)]
                 for key, value in definition.items()]
         return "\n".join(['<h2 id="settings">Settings</h2>', table(["setting", "value"], rows, css_id="settings-table")])
     parts = ['<h2 id="settings">Settings</h2>',
-             table(["setting", "value"], [["name", definition["name"]], ["seed", definition["seed"]],
-                                          ["format", definition["format"]], ["deals per table", definition["deals"]],
+             table(["setting", "value"], [["name", definition["name"]],
+                                          ["seed", definition.get("seed", "secret (kept in the store)")],
+                                          ["format", definition["format"]],
+                                          ["deals per table", definition.get("deals", "-")],
                                           ["games scheduled", header["total"]]], css_id="settings-table"),
              "<h3>Games</h3>",
              table(["game", "players per table", "options", "tables", "games"],
