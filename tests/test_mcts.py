@@ -9,7 +9,7 @@ import pytest
 from arena.match import InProcessBot, Limits, derive_seed, events_for, play_game
 from arena.testing import check_bot
 from arena_bots.mcts import MctsBot
-from arena_bots.mcts_search import PairedSearch, Search, rewards
+from arena_bots.mcts_search import PAIRED_PREFERENCE, PairedSearch, Search, rewards
 
 
 def started(bot: MctsBot, game: str, players: int, move_ms: int = 1000) -> MctsBot:
@@ -148,7 +148,9 @@ def test_a_paired_search_judges_actions_on_the_same_deals():
     """Deals vary far more than the actions do: only comparing on common deals finds the better one."""
 
     class Deal:
-        """A one-decision game whose deal is worth 0..0.9; action 1 adds 0.05 more than action 0."""
+        """A one-decision game whose deal is worth 0..0.7; action 1 adds ``gain`` more than action 0."""
+
+        gain = 0.2
 
         def __init__(self, worth):
             self.seat, self.worth, self.arm = 0, worth, None
@@ -169,15 +171,21 @@ def test_a_paired_search_judges_actions_on_the_same_deals():
             raise AssertionError("a finished game has no rollout")
 
         def evaluate(self, state):
-            return [state.worth + 0.05 * state.arm]
+            return [state.worth + Deal.gain * state.arm]
 
-    rng = random.Random(3)
-    search = PairedSearch(Policy(), exploration=0.5, rng=rng)
-    for _ in range(40):  # 20 deals, both arms on each
-        search.iterate(Deal(rng.random() * 0.9))
+    def searched(gain):
+        Deal.gain = gain
+        rng = random.Random(3)
+        search = PairedSearch(Policy(), exploration=0.5, rng=rng)
+        for _ in range(40):  # 20 deals, both arms on each
+            search.iterate(Deal(rng.random() * 0.7))
+        return search
+
+    search = searched(0.2)
     assert search.iterations == 40
     assert [child["visits"] for child in search.statistics()] == [20, 20]
     assert search.best() == {"arm": 1}
+    assert searched(PAIRED_PREFERENCE / 2).best() == {"arm": 0}  # less than the margin: the policy's own
 
 
 def test_the_subtree_of_its_own_action_is_reused_when_it_decides_again_at_once(plugins):

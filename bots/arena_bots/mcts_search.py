@@ -197,7 +197,7 @@ class PairedSearch:
 
 
 #: the margin in mean reward by which another action must beat the policy's own in a paired search
-PAIRED_PREFERENCE = 0.03
+PAIRED_PREFERENCE = 0.12
 
 
 #: how much of a reward is the rank; the rest is the money's place between the poorest and richest

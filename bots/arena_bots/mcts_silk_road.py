@@ -33,8 +33,10 @@ from arena_bots.silk_road_heuristic import Table, trader_action
 GOOD_RANGE = range(len(GOODS))
 #: how many goods a phase-1 swap is searched towards
 SWAP_TARGETS = 3
-#: turns of each player a rollout plays before it is scored
+#: turns of each player a rollout plays before it is scored, and the deck size (cards) from which
+#: rollouts play to the game's end instead (short enough then, and scored by the final money)
 ROLLOUT_TURNS = 3
+ENDGAME_DECK = 20
 #: cards an average turn takes from the deck, and deliveries per turn (random-ish play measured)
 CARDS_PER_TURN = 1.3
 DELIVERIES_PER_TURN = 0.5
@@ -117,16 +119,18 @@ class SilkRoadPolicy:
         return unique
 
     def playout(self, state: Any, rng: random.Random) -> None:
-        """Play on with rollout actions for :data:`ROLLOUT_TURNS` turns of each player, or to the end."""
-        turns = ROLLOUT_TURNS * state.players
+        """Play on with rollout actions for :data:`ROLLOUT_TURNS` turns of each player, or to the end
+        (always to the end once the deck is down to :data:`ENDGAME_DECK` cards: the score is then exact)."""
+        turns = ROLLOUT_TURNS * state.players if len(state.deck) > ENDGAME_DECK else None
         active = state.active
         rollout = self.rollout
         while state.seat is not None:
             if state.active != active:
                 active = state.active
-                turns -= 1
-                if not turns:
-                    return
+                if turns is not None:
+                    turns -= 1
+                    if not turns:
+                        return
             state.apply(rollout(state, rng))
 
     def rollout(self, state: Any, rng: random.Random) -> dict:
