@@ -41,7 +41,7 @@ def run(*args):
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    """A tournament's results: modern-art cup/modern-art/t1/d1/r1..r3, then silk-road cup/silk-road/t1/d1/r1..r2."""
+    """A tournament's results: three modern-art games (random, appraiser, random), then two silk-road ones."""
     where = tmp_path_factory.mktemp("results")
     (where / "cup.toml").write_text(CUP)
     done = run("run", str(where / "cup.toml"), "--results", str(where), "--sandbox", "none", "-j", "1")
@@ -57,10 +57,16 @@ def test_a_records_account_is_what_arena_play_printed(plugins, game, bots):
     assert "\n".join(record_account(record, plugins)) + "\n" == run(*args).stdout
 
 
+def stored(folder: str) -> list[dict]:
+    """The stored records, in schedule order."""
+    return [json.loads(line) for line in run("export", folder).stdout.splitlines()]
+
+
 def test_show_prints_the_stored_games_account(folder, plugins):
-    record = json.loads(run("show", folder, "cup/silk-road/t1/d1/r2", "--json").stdout)
-    assert record["id"] == "cup/silk-road/t1/d1/r2" and record["players"] == ["trader", "random"]
-    shown = run("show", folder, "cup/silk-road/t1/d1/r2")
+    last = stored(folder)[-1]
+    record = json.loads(run("show", folder, last["id"], "--json").stdout)
+    assert record == last and record["game"] == "silk-road"
+    shown = run("show", folder, last["id"])
     assert shown.exit_code == 0, shown.output
     assert shown.stdout == "\n".join(record_account(record, plugins)) + "\n"
     assert shown.stdout.startswith("Setup: 2 players")
@@ -71,21 +77,23 @@ def test_show_an_unknown_id_is_one_line_and_exit_2(folder):
     shown = run("show", folder, "nope")
     assert shown.exit_code == 2
     assert shown.stderr.strip().splitlines() == [
-        f"Error: no game 'nope' in {folder} (ids look like cup/modern-art/t1/d1/r1); "
+        f"Error: no game 'nope' in {folder} (ids look like {stored(folder)[0]['id']}); "
         f"`arena export {folder}` lists them all"]
 
 
 @pytest.mark.parametrize("filters, expected", [
-    ([], ["modern-art/t1/d1/r1", "modern-art/t1/d1/r2", "modern-art/t1/d1/r3", "silk-road/t1/d1/r1",
-          "silk-road/t1/d1/r2"]),
-    (["--game", "silk-road"], ["silk-road/t1/d1/r1", "silk-road/t1/d1/r2"]),
-    (["--bot", "appraiser"], ["modern-art/t1/d1/r1", "modern-art/t1/d1/r2", "modern-art/t1/d1/r3"]),
-    (["--bot", "trader", "--id", "cup/modern-art/t1/d1/r1", "--id", "cup/silk-road/t1/d1/r2"], ["silk-road/t1/d1/r2"]),
+    ([], [0, 1, 2, 3, 4]),
+    (["--game", "silk-road"], [3, 4]),
+    (["--bot", "appraiser"], [0, 1, 2]),
+    (["--bot", "trader", "--id", 0, "--id", 4], [4]),  # numbers: the ids of those stored games
     (["--game", "modern-art", "--bot", "trader"], []),
 ])
 def test_export_filters_by_bot_game_and_id(folder, filters, expected):
-    out = run("export", folder, *filters).stdout
-    assert [json.loads(line)["id"] for line in out.splitlines()] == [f"cup/{game_id}" for game_id in expected]
+    ids = [record["id"] for record in stored(folder)]
+    assert len(ids) == 5 and [record["game"] for record in stored(folder)] == ["modern-art"] * 3 + ["silk-road"] * 2
+    args = [ids[item] if isinstance(item, int) else item for item in filters]
+    out = run("export", folder, *args).stdout
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [ids[number] for number in expected]
 
 
 def test_play_without_a_seed_says_which_seed_it_drew():

@@ -40,7 +40,7 @@ def report(results: str, out: str | None, per_table: int, wanted: tuple[str, ...
 
     \b
       arena report results/demo
-      arena report results/demo --game demo/silk-road/t1/d7/r2
+      arena report results/demo --game demo/silk-road/random+trader/d7/r2
       arena report results                 # every tournament and comparison, with an index
 
     Charts need matplotlib: pip install 'knizia-arena[report]' (from a checkout: pip install -e '.[report]').

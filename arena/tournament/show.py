@@ -29,12 +29,12 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
 
     FOLDER is one tournament's (or comparison's) results folder, the one
     holding results.sqlite (e.g. results/demo). GAME_ID is the game's id, as
-    `arena export` and the report list them (e.g. demo/modern-art/t1/d1/r1),
+    `arena export` and the report list them (e.g. demo/modern-art/random+appraiser+random/d1/r1),
     or its number in the schedule (0, 1, ...). With --json, the record, which
     `arena replay` checks and `arena play --setup` can deal again. Example:
 
     \b
-      arena show results/demo demo/silk-road/t1/d1/r1
+      arena show results/demo demo/silk-road/random+trader/d1/r1
     """
     store = open_store(folder)
     try:
