@@ -152,6 +152,7 @@ def start_costs(plugins) -> None:
     entrant = parse_spec("random", plugins)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(READY_BOT)
+    os.chmod(handle.name, 0o644)  # the bot runs as a user of its own
     external = parse_spec(f"ready=cmd:{sys.executable} {handle.name}")
     try:
         forked = fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins))

@@ -63,11 +63,23 @@ def _mounts() -> tuple[dict[str, str], str | None]:
     return v1, v2
 
 
+def _sweep(folder: str) -> None:
+    """Remove the empty cgroups of runners that are gone (killed before they could remove their own)."""
+    for name in os.listdir(folder):
+        parts = name.split("-")
+        if len(parts) == 3 and parts[0] == "bot" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+            try:
+                os.rmdir(os.path.join(folder, name))
+            except OSError:
+                pass  # still holds a process, or memory the kernel is releasing
+
+
 def _try_folder(parent: str, probe_file: str) -> str | None:
     """``parent/arena`` when this process can make cgroups in it (``probe_file`` present), else None."""
     folder = os.path.join(parent, "arena")
     try:
         os.makedirs(folder, exist_ok=True)
+        _sweep(folder)
         test = os.path.join(folder, f"probe-{os.getpid()}")
         os.mkdir(test)
         try:
@@ -209,19 +221,22 @@ class BotCgroup:
         return 0
 
     def remove(self) -> None:
-        """Kill what is left and remove the cgroups (waiting a little for the kernel to let them go)."""
+        """Kill what is left and remove the cgroups (waiting up to a second for the kernel to let them go;
+        one still busy then is left for the next runner's sweep)."""
+        self.kill()
         if self.core:
-            self.thaw()
             os.close(self.freeze_fd)
             os.close(self.cpu_fd)
-        self.kill()
+        deadline = time.monotonic() + 1
         for folder in reversed(self.folders):
-            for _ in range(200):
+            while True:
                 try:
                     os.rmdir(folder)
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.005)
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.002)
         self.folders = []

@@ -344,6 +344,7 @@ class ProcessBot:
             return
         number, ours = self.pending
         self.pending = None
+        self._resume()  # the template (and the bot made ahead) may have been frozen with the last game
         deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
         while not {"forked", "error"} & set(self.replies.get(number, {})):
             if self._control_message(max(deadline - time.monotonic(), 0)) is None:
@@ -352,6 +353,13 @@ class ProcessBot:
         for old in [game for game in self.replies if game < number]:
             del self.replies[old]  # earlier games' late exit statuses: nobody asks for them any more
         keeper = self._keeper_of(reply["forked"]) if "forked" in reply else None
+        if not keeper and "forked" in reply:  # its keeper is gone already: say why, if it said
+            end = time.monotonic() + 1
+            while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end:
+                self._control_message(max(end - time.monotonic(), 0))
+            reply = self.replies.get(number, {})
+            if "exited" in reply and "error" not in reply:
+                reply["error"] = f"the game's keeper exited with status {reply['exited']} before the game"
         if not keeper:
             for fd in ours:
                 os.close(fd)
