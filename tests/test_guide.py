@@ -189,7 +189,8 @@ def test_readmes_first_command_works_in_a_fresh_venv(work):
     subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)  # with pip, nothing else
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("ARENA_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))}
-    env.update(PATH=f"{home / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(PATH=f"{home / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(home),
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
     output = run_script(readme_commands()[0], checkout, env, timeout=900)
     assert re.search(r"Tournament demo: (\d+) of \1 games played", output), output[-3000:]
     assert "== modern-art" in output and "== silk-road" in output
