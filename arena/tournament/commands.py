@@ -85,9 +85,13 @@ def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> No
     """Print the leaderboards of a tournament's stored results.
 
     FOLDER is one tournament's results folder, the one holding results.sqlite
-    (e.g. results/demo). One leaderboard per game and an overall one: rank,
-    bot, TrueSkill mu and sigma, score (mu - 3 sigma, the ranking key), games,
-    first places, mean rank, mean money, faults; and a head-to-head table.
+    (e.g. results/demo). One leaderboard per game: rank, the range of ranks
+    the bot holds in 95% of bootstrap resamples of the deals, bot, rating
+    (TrueSkill, or OpenSkill when the file says so) with its 95% interval, how
+    often it stays above the next bot ('?' when undecided), games, first
+    places, mean placing, mean money, faults; a head-to-head table (wins,
+    draws, losses and score with an interval). The overall one orders bots by
+    the mean of their per-game ranks. docs/standings.md explains every column.
     It works while a run is still playing, on the games stored so far.
     """
     from arena.tournament.leaderboard import build_leaderboard, render, select
