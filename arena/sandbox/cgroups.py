@@ -156,6 +156,35 @@ class BotCgroup:
             self.cpu_fd = os.open(os.path.join(self.core, "cpu.stat"), os.O_RDONLY)
         self.frozen = False
         self.memory_v2 = where.memory_v2
+        self.slots: list[dict] = []
+
+    def open_slots(self) -> None:
+        """For a template: two child cgroups (v2) that games take in turn. The template moves itself into
+        the next game's slot before forking that game's bot (so the bot is born there, no migration on the
+        runner's side); the game being played is then alone in its slot, which is what is timed and frozen."""
+        if not self.core or self.slots:
+            return
+        os.close(self.freeze_fd)
+        os.close(self.cpu_fd)
+        for number in range(2):
+            folder = self._make(self.core, f"slot{number}")
+            self.slots.append({
+                "freeze": os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY),
+                "cpu": os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY),
+                "procs": os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY),
+            })
+        self.use_slot(0)
+
+    def use_slot(self, number: int) -> None:
+        """Time and freeze slot ``number`` from now on (the game being played)."""
+        slot = self.slots[number % 2]
+        if self.frozen:
+            self.thaw()
+        self.freeze_fd, self.cpu_fd = slot["freeze"], slot["cpu"]
+
+    def slot_procs(self, number: int) -> int:
+        """An open ``cgroup.procs`` of slot ``number``, for the template to move itself there."""
+        return self.slots[number % 2]["procs"]
 
     def _make(self, parent: str, name: str) -> str:
         folder = os.path.join(parent, name)
@@ -224,7 +253,12 @@ class BotCgroup:
         """Kill what is left and remove the cgroups (waiting up to a second for the kernel to let them go;
         one still busy then is left for the next runner's sweep)."""
         self.kill()
-        if self.core:
+        if self.slots:
+            for slot in self.slots:
+                for fd in slot.values():
+                    os.close(fd)
+            self.slots = []
+        elif self.core:
             os.close(self.freeze_fd)
             os.close(self.cpu_fd)
         deadline = time.monotonic() + 1

@@ -16,7 +16,8 @@ the runner records a crash.
 With ``"template": true`` in SPEC the host is a *template*: it imports the
 bot once, then waits on a control socket (its file descriptor in ``ARENA_CONTROL_FD``) for the runner's
 requests, each carrying the pipes of one game. For each it forks a fresh bot
-(:func:`fork_game`) in namespaces of its own (user, mount, PID, IPC, network),
+(:func:`fork_game`; with cgroups, the template first moves itself into the
+cgroup slot of that game, whose descriptor comes with the request) in namespaces of its own (user, mount, PID, IPC, network),
 with a new /proc and a new scratch over /tmp, /dev/shm and its home, no
 capability, no inherited shared memory or file descriptor; the bot plays that
 one game and exits. A fresh game costs a fork, not an interpreter start.
@@ -168,12 +169,19 @@ def template(factory: Callable[..., Any], options: dict) -> None:
     control.send(b'{"ready": true}')
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(control, 4096, 3)
+            message, fds, _, _ = socket.recv_fds(control, 4096, 4)
         except OSError:
             os._exit(0)
         if not message:
             os._exit(0)
         request = orjson.loads(message)
+        if len(fds) == 4:  # the cgroup of the game's slot: move there, so that the game's bot is born in it
+            slot = fds.pop()
+            try:
+                os.write(slot, b"0")
+            except OSError:
+                pass
+            os.close(slot)
         if len(fds) != 3:
             for fd in fds:
                 os.close(fd)

@@ -368,6 +368,8 @@ class ProcessBot:
             return
         self.spawn_error = None
         self.process = ForkedGame(self, number, keeper)
+        if self.cgroup and self.cgroup.slots:
+            self.cgroup.use_slot(number)
         self._take_pipes(*ours)
         self.pid = keeper
         if not (self.cgroup and self.cgroup.core):  # timed on the bot's own CPU clock: its pid is needed now
@@ -389,8 +391,12 @@ class ProcessBot:
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         self._resume()
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": covered(self.readable or [])}
+        slot = []
+        if self.cgroup and self.cgroup.core:
+            self.cgroup.open_slots()
+            slot = [self.cgroup.slot_procs(self.games)]
         try:
-            socket.send_fds(self.control, [orjson.dumps(request)], theirs)
+            socket.send_fds(self.control, [orjson.dumps(request)], theirs + slot)
         except OSError:
             pass  # the template is gone: collecting the answer says so
         for fd in theirs:
