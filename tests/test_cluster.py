@@ -283,4 +283,4 @@ def test_without_dask_the_scheduler_option_says_what_to_install(tmp_path, monkey
     result = run(path, "--scheduler", "local:2")
     assert result.exit_code == 2
     assert result.output.strip() == ("Error: --scheduler needs Dask, which is not installed: "
-                                     "pip install 'arena[dask]' (from a checkout: pip install -e '.[dask]')")
+                                     "pip install 'knizia-arena[dask]' (from a checkout: pip install -e '.[dask]')")

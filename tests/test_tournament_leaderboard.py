@@ -24,7 +24,6 @@ from arena.tournament.schedule import build_schedule
 from arena.runs.seeds import public_secret
 from arena.runs.spec import FinishedGame
 from arena.runs.store import create_or_open, open_store
-from arena.tournament.store import seats_with_blocks
 
 BOTS = ["random", "trader", "appraiser", "r2=py:arena_bots.random_bot:RandomBot",
         "r3=py:arena_bots.random_bot:RandomBot"]
@@ -224,7 +223,7 @@ def test_a_bot_in_two_seats_takes_the_mean_of_its_seats():
 def test_ratings_are_cached_per_number_of_games_and_rater(folder):
     store = open_store(folder)
     try:
-        seats = from_rows(seats_with_blocks(store, "silk-road"))
+        seats = from_rows(store.seats_with_blocks("silk-road"))
         ratings = cached_ratings(store, "silk-road", "trueskill", seats)
         cached = store.cached_figures("silk-road", store.count("silk-road"))
         assert cached == {"rater": "trueskill", "ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}}

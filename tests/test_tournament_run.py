@@ -19,7 +19,7 @@ from arena.cli import cli
 from arena.runs import play as runs_play
 from arena.tournament.config import load_tournament
 from arena.tournament.runner import run_tournament
-from arena.tournament.store import open_store
+from arena.runs.store import open_store
 from arena_bots.random_bot import RandomBot
 
 import tournament_files

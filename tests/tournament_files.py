@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.tournament.store import open_store
+from arena.runs.store import open_store
 
 
 def write_tournament(folder: Path, bot_lines: list[str], games: str, deals: int = 2, name: str = "cup",

@@ -38,7 +38,7 @@ CONNECT_SECONDS = 10
 WORKERS_SECONDS = 60
 #: how often a run checks that its client still has the scheduler
 WATCH_SECONDS = 1.0
-INSTALL_HINT = "pip install 'arena[dask]' (from a checkout: pip install -e '.[dask]')"
+INSTALL_HINT = "pip install 'knizia-arena[dask]' (from a checkout: pip install -e '.[dask]')"
 
 
 class ClusterExecutor(concurrent.futures.Executor):

@@ -69,7 +69,7 @@ class BlockFeed:
 
 def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_games: int, root: str = "results",
                    jobs: int | None = None, scheduler: str | None = None, sandbox: str = "process",
-                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 10.0
+                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 30.0
                    ) -> dict[str, Any]:
     """Play ``design`` until the SPRT decides or ``max_games`` are counted (all of them without an SPRT).
 

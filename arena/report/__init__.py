@@ -4,3 +4,7 @@
 :mod:`arena.report.plots`); ``arena play ... --html FILE`` writes one game's
 replay page (:mod:`arena.report.replay_page`).
 """
+
+#: replay pages per table by default (``arena report --replays N``); here so the CLI reads it without the site's
+#: imports (numpy and the leaderboard) at start-up
+REPLAYS_PER_TABLE = 3

@@ -7,7 +7,7 @@ import os
 import click
 
 from arena import hookimpl
-from arena.report.site import REPLAYS_PER_TABLE
+from arena.report import REPLAYS_PER_TABLE
 
 
 @hookimpl

@@ -21,8 +21,7 @@ from arena.errors import ReportError
 from arena.report import plots
 from arena.report.markup import table, write_text
 from arena.report.site import Written, write_site
-from arena.report.data import game_index, seat_results
-from arena.tournament.store import open_store
+from arena.runs.store import open_store
 
 OUTCOME_FILE = "compare.json"
 CHART = "plots/sprt.svg"
@@ -49,9 +48,9 @@ def llr_trace(folder: str, outcome: dict) -> list[float]:
     stats = PairedStats(Sprt(settings["elo0"], settings["elo1"], settings["alpha"], settings["beta"]))
     store = open_store(folder)
     try:
-        seats = seat_results(store)
+        seats = store.seat_results()
         deals: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-        for row in game_index(store):
+        for row in store.game_index():
             deals[row.deal][row.rotation].append(row.order)
     finally:
         store.close()

@@ -20,7 +20,7 @@ from arena.report.comparison import is_comparison, read_outcome, write_compariso
 from arena.report import plots
 from arena.report.markup import link, page, table, write_text
 from arena.report.site import Written, write_site
-from arena.tournament.store import STORE_FILE, open_store
+from arena.runs.store import STORE_FILE, open_store
 
 
 @dataclass

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, TextIO
 
+from arena.report import REPLAYS_PER_TABLE
 from arena.errors import ArenaError, ReportError
 from arena.report import plots
 from arena.report.markup import Cell, link, page, table, write_text
@@ -34,15 +35,12 @@ from arena.report.replay_page import write_replay_page
 from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, SCORE_NOTE, build_leaderboard
 from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, rate_games
 from arena.tournament.progress import Tally, make_progress
-from arena.report.data import fault_kinds, game_index, placings, seat_results
-from arena.tournament.store import open_store
+from arena.runs.store import open_store
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "crash")
 GAMES_PAGE = "games.html"
 
 
-#: replay pages per table by default (``arena report --replays N``)
-REPLAYS_PER_TABLE = 3
 #: at most this many points per bot in a rating chart (the last one always kept)
 CHART_POINTS = 400
 
@@ -59,7 +57,7 @@ class Written:
 def sample(index: list[tuple], per_table: int, wanted: tuple[str, ...] = ()) -> list[tuple]:
     """The games to draw replay pages for: the first ``per_table`` of every table, plus the ``wanted`` ids.
 
-    ``index`` is :func:`game_index` rows (schedule order); an id in ``wanted``
+    ``index`` is :meth:`~arena.runs.store.Store.game_index` rows (schedule order); an id in ``wanted``
     that is not stored is a :class:`ReportError`.
     """
     ids = {row.id for row in index}
@@ -91,10 +89,10 @@ def write_site(results: str, out: str, plugins: Any, *, per_table: int = REPLAYS
     try:
         header = store.header()
         board = build_leaderboard(store)
-        index = game_index(store)
-        seats = seat_results(store)
-        faults = fault_kinds(store)
-        histories = {game["name"]: rating_histories(placings(store, game["name"]))
+        index = store.game_index()
+        seats = store.seat_results()
+        faults = store.fault_kinds()
+        histories = {game["name"]: rating_histories(store.placings(game["name"]))
                      for game in header["plan"]["games"]}
         chosen = sample(index, per_table, wanted)
         for folder in ("plots", "games"):

@@ -59,16 +59,6 @@ CREATE TABLE figures (game TEXT PRIMARY KEY, stamp TEXT NOT NULL, payload TEXT N
 BUSY_MS = 10_000
 
 
-class SeatRow(NamedTuple):
-    """One seat of one current game, in schedule order: the leaderboard's raw material."""
-
-    order: int
-    bot: str
-    rank: int
-    money: int
-    faults: int
-
-
 class BotTotals(NamedTuple):
     """Per bot over the current games: seats played, first places, rank sum, money sum, faults."""
 
@@ -88,6 +78,26 @@ class Header(TypedDict):
     definition: dict[str, Any]
     plan: dict[str, Any]
     total: int
+
+
+class GameRow(NamedTuple):
+    """One current game: its place in the schedule, id, game, table label, deal and rotation."""
+
+    order: int
+    id: str
+    game: str
+    table: str
+    deal: int
+    rotation: int
+
+
+class SeatResult(NamedTuple):
+    """One seat of one game: the bot, its final money, rank and faults."""
+
+    bot: str
+    money: int
+    rank: int
+    faults: int
 
 
 @dataclass(frozen=True)
@@ -297,12 +307,6 @@ class Store:
             f"SELECT s.bot, COUNT(*), SUM(s.rank = 1), SUM(s.rank), SUM(s.money), SUM(s.faults) FROM seats s "
             f"JOIN games g ON g.row = s.row WHERE g.current IS NOT NULL {where} GROUP BY s.bot", args)]
 
-    def seat_rows(self, game: str) -> list[SeatRow]:
-        """Every seat of the current games of ``game``, in schedule order then seat order."""
-        return [SeatRow(*row) for row in self.query(
-            "SELECT g.current, s.bot, s.rank, s.money, s.faults FROM seats s JOIN games g ON g.row = s.row "
-            "WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat", (game,))]
-
     def placings(self, game: str) -> list[tuple[int, str, int]]:
         """``(order, bot, rank)`` of every seat of the current games of ``game``, in schedule then seat order."""
         return self.query("SELECT g.current, s.bot, s.rank FROM seats s JOIN games g ON g.row = s.row "
@@ -324,22 +328,23 @@ class Store:
             "JOIN games g ON g.row = s.row WHERE s.game = ? AND g.current IS NOT NULL ORDER BY g.current, s.seat",
             (game,))
 
-    def game_index(self) -> list[tuple[int, str, str, str, int, int]]:
-        """``(order, id, game, table, deal, rotation)`` of every current game, in schedule order."""
-        return self.query("SELECT current, id, game, table_label, deal, rotation FROM games "
-                          "WHERE current IS NOT NULL ORDER BY current")
+    def game_index(self) -> list[GameRow]:
+        """Every current game, in schedule order (what a report lists without reading records)."""
+        return [GameRow(*row) for row in self.query(
+            "SELECT current, id, game, table_label, deal, rotation FROM games WHERE current IS NOT NULL "
+            "ORDER BY current")]
 
-    def seats_by_game(self) -> dict[int, list[tuple[str, int, int, int]]]:
-        """Per current game (by schedule order): ``(bot, money, rank, faults)`` by seat."""
-        seats: dict[int, list[tuple[str, int, int, int]]] = {}
-        for order, bot, money, rank, faults in self.query(
+    def seat_results(self) -> dict[int, list[SeatResult]]:
+        """Schedule order -> the game's seats in seat order, for every current game."""
+        seats: dict[int, list[SeatResult]] = {}
+        for order, *seat in self.query(
                 "SELECT g.current, s.bot, s.money, s.rank, s.faults FROM seats s JOIN games g ON g.row = s.row "
                 "WHERE g.current IS NOT NULL ORDER BY g.current, s.seat"):
-            seats.setdefault(order, []).append((bot, money, rank, faults))
+            seats.setdefault(order, []).append(SeatResult(*seat))
         return seats
 
     def fault_kinds(self) -> dict[str, dict[str, int]]:
-        """Per bot, its faults in the current games by kind."""
+        """Per bot (sorted; bots without faults left out), its faults in the current games by kind."""
         kinds: dict[str, dict[str, int]] = {}
         for bot, kind, count in self.query(
                 "SELECT s.bot, f.kind, COUNT(*) FROM faults f JOIN games g ON g.row = f.row "

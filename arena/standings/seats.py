@@ -1,7 +1,7 @@
 """One game's stored seats as columns: the input of every standings figure.
 
 The store gives ``(seq, table, deal, bot, rank, money, faults)`` per seat in
-schedule order (:func:`arena.tournament.store.seats_with_blocks`). This module
+schedule order (:meth:`arena.runs.store.Store.seats_with_blocks`). This module
 turns those rows into :class:`GameSeats`: per seat the game it belongs to,
 the bot, placing, money and faults; per game its deal block. A deal block is
 one deal at one table in all its seat rotations (the duplicate format), found

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from arena.standings.raters import DEFAULT_RATER, TRUESKILL_ENVIRONMENT, Rating, rate
 from arena.standings.seats import GameSeats
-from arena.tournament.store import Store
+from arena.runs.store import Store
 
 __all__ = ["ENVIRONMENT", "OVERALL_RULE", "Rating", "rate_games", "game_ratings", "cached_ratings"]
 

@@ -63,7 +63,7 @@ def seed_line(seed: int | None, folder: str) -> str:
 
 def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "results", jobs: int | None = None,
                    scheduler: str | None = None, sandbox: str = "process", fresh: bool = False,
-                   progress_stream: TextIO | None = None, progress_every: float = 10.0,
+                   progress_stream: TextIO | None = None, progress_every: float = 30.0,
                    pool: Pool | None = None, announce: Callable[[str], None] = log.info) -> RunOutcome:
     """Play every game of ``tournament`` not yet stored in ``ROOT/NAME`` and store it.
 

@@ -17,7 +17,7 @@ from arena import hookimpl
 from arena.account import record_account
 from arena.errors import RecordError
 from arena.plugins import get_plugins
-from arena.tournament.store import open_store, selected_records, stored_record
+from arena.runs.store import open_store
 
 
 @click.command()
@@ -38,7 +38,7 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
     """
     store = open_store(folder)
     try:
-        text = stored_record(store, game_id)
+        text = store.record(game_id)
         if text is None:
             first = next(store.records(), None)
             example = f" (ids look like {json.loads(first)['id']})" if first else " (it holds no game yet)"
@@ -59,13 +59,18 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
 @click.option("--bot", "-b", "bots", multiple=True, metavar="BOT", help="Only games where BOT had a seat (repeat: any of them).")
 @click.option("--game", "-g", "games", multiple=True, metavar="GAME", help="Only games of GAME (repeat: any of them).")
 @click.option("--id", "ids", multiple=True, metavar="GAME_ID", help="Only the game with this id (repeat).")
-def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...], ids: tuple[str, ...]) -> None:
+@click.option("--history", is_flag=True,
+              help="Also the games kept as history (of older bot versions or settings), after the current ones.")
+def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...], ids: tuple[str, ...],
+           history: bool) -> None:
     """Print stored game records of a tournament, one per line, in schedule order.
 
     FOLDER is one tournament's results folder (e.g. results/demo). Without
-    filters, every record; --bot, --game and --id keep only the games matching
-    all the filters given (each filter repeated: any of its values). The records
-    replay: `arena export results/demo | arena replay -` checks them all.
+    filters, every current record (the games in the standings); --bot, --game
+    and --id keep only the games matching all the filters given (each filter
+    repeated: any of its values); --history adds the games kept from older bot
+    versions or settings. The records replay: `arena export results/demo |
+    arena replay -` checks them all.
 
     \b
       arena export results/demo --bot trader --game silk-road > trader.jsonl
@@ -73,7 +78,7 @@ def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...]
     store = open_store(folder)
     try:
         out = sys.stdout
-        for record in selected_records(store, games, bots, ids):
+        for record in store.records(games, bots, ids, history=history):
             out.write(record)
             out.write("\n")
     finally:
