@@ -222,19 +222,21 @@ def test_the_report_shows_the_stores_leaderboards_and_links_every_replay(browser
                     figures[1] += any(record["result"]["ranks"][seat] == 1 for seat in seats)
                     figures[2] += sum(fault["seat"] in seats for fault in record["faults"])
         shown = standings(browser, game)
-        assert {row[1] for row in shown} == set(totals)
+        assert {row[2] for row in shown} == set(totals)
         assert [row[0] for row in shown] == [str(rank) for rank in range(1, len(shown) + 1)]
-        for _rank, bot, mu, sigma, _score, seats, firsts, _, _, faults in shown:
-            assert [int(seats), int(firsts), int(faults)] == totals[bot]
-            assert float(mu) == pytest.approx(ratings[bot].mu, abs=0.005)
-            assert float(sigma) == pytest.approx(ratings[bot].sigma, abs=0.005)
-        ratings_shown = [float(row[2]) for row in shown]
+        for _rank, _ranks, bot, rating, interval, _vs_next, games, firsts, _, _, faults in shown:
+            assert [int(games), int(firsts), int(faults)] == totals[bot]
+            assert float(rating) == pytest.approx(ratings[bot].mu, abs=0.005)
+            low, high = (float(value) for value in interval.split(" to "))
+            assert low == pytest.approx(ratings[bot].mu - 1.96 * ratings[bot].sigma, abs=0.05)
+            assert high == pytest.approx(ratings[bot].mu + 1.96 * ratings[bot].sigma, abs=0.05)
+        ratings_shown = [float(row[3]) for row in shown]
         assert ratings_shown == sorted(ratings_shown, reverse=True)  # ordered by rating (mu)
     games_overall = {}
     for record in records:
         for bot in set(record["players"]):
             games_overall[bot] = games_overall.get(bot, 0) + 1
-    assert {row[1]: int(row[5]) for row in standings(browser, "overall")} == games_overall
+    assert {row[2]: int(row[6]) for row in standings(browser, "overall")} == games_overall
 
     faults = browser.find_elements("css selector", "#faults-table tbody tr")
     assert [cell.text for cell in faults[0].find_elements("tag name", "td")][0] == "sloppy"

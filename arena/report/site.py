@@ -32,8 +32,8 @@ from arena.errors import ArenaError, ReportError
 from arena.report import plots
 from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.replay_page import write_replay_page
-from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, SCORE_NOTE, build_leaderboard
-from arena.tournament.ratings import ENVIRONMENT, OVERALL_RULE, rate_games
+from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, build_leaderboard, section_notes, standing_rows
+from arena.tournament.ratings import ENVIRONMENT, rate_games
 from arena.tournament.progress import Tally, make_progress
 from arena.runs.store import open_store
 
@@ -251,7 +251,7 @@ def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, 
             + [("faults", "faults"), ("settings", "settings")]) + "</nav>",
     ]
     for section in _overall_first(board["sections"]):
-        parts.append(_section(section, charts))
+        parts.append(_section(board, section, charts))
     parts.append(_faults(faults, charts))
     parts.append(_settings(header))
     return page(f"{kind} {name}", "\n".join(parts))
@@ -265,16 +265,13 @@ def _section_title(section: dict) -> str:
     return "overall" if section["game"] == OVERALL else section["game"]
 
 
-def _section(section: dict, charts: dict[str, str]) -> str:
+def _section(board: dict, section: dict, charts: dict[str, str]) -> str:
     game = section["game"]
     parts = [f'<h2 id="section-{escape(game)}">{escape(_section_title(section))}: '
              f'{section["games"]} of {section["scheduled"]} games</h2>']
-    rows = [[row["rank"], row["bot"], row["mu"], row["sigma"], row["score"], row["games"], row["firsts"],
-             _maybe(row["mean_rank"]), _maybe(row["mean_money"]), row["faults"]]
-            for row in section["standings"]]
-    parts.append(table(["rank", "bot", "mu", "sigma", "score", "games", "firsts", "mean rank", "mean money",
-                        "faults"], rows, css_id=f"standings-{game}"))
-    notes = ([OVERALL_RULE] if game == OVERALL else []) + section["notes"] + [SCORE_NOTE]
+    headers, rows = standing_rows(section)  # the leaderboard's own columns, as `arena leaderboard` prints them
+    parts.append(table(list(headers), rows, css_id=f"standings-{game}"))
+    notes = section_notes(board, section)
     parts.append('<ul class="note">' + "".join(f"<li>{escape(note)}</li>" for note in notes) + "</ul>")
     parts.append("<h3>Head-to-head</h3>")
     parts.append(_head_to_head_table(section))
@@ -289,10 +286,6 @@ def _section(section: dict, charts: dict[str, str]) -> str:
     if figures:
         parts.append('<div class="figures">' + "".join(figures) + "</div>")
     return "\n".join(parts)
-
-
-def _maybe(value: float | None) -> Any:
-    return "-" if value is None else value
 
 
 def _head_to_head_table(section: dict) -> str:

@@ -42,8 +42,6 @@ STANDING_HEADERS = ("rank", "ranks", "bot", "rating", "95% interval", "vs next",
                     "mean placing", "mean money", "faults")
 OVERALL_HEADERS = ("rank", "ranks", "bot", "mean game rank", "game ranks", "vs next", "games", "firsts",
                    "mean placing", "mean money", "faults")
-#: kept for the report: the plain-words lines are per section now (``section["explanation"]``)
-SCORE_NOTE = "bots are ordered by rating (the rater's mu); the interval is mu +- 1.96 sigma"
 HEAD_TO_HEAD_NOTE = HEAD_TO_HEAD_EXPLANATION
 #: the text, markdown and html head-to-head tables show the pairs among this many top bots (JSON: every pair)
 HEAD_TO_HEAD_BOTS = 16
@@ -137,11 +135,21 @@ def _standing_cells(row: dict, overall: bool) -> list:
             _number(row["mean_rank"], 2), _number(row["mean_money"], 1), row["faults"]]
 
 
-def _standings_table(section: dict, tablefmt: str) -> str:
+def standing_rows(section: dict) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """A section's standings as headers and rows of cells, as every form shows them (the HTML report too)."""
     overall = section["game"] == OVERALL
-    return tabulate([_standing_cells(row, overall) for row in section["standings"]],
-                    headers=OVERALL_HEADERS if overall else STANDING_HEADERS,
-                    tablefmt=tablefmt, disable_numparse=True, colalign=STANDING_ALIGN)
+    return (OVERALL_HEADERS if overall else STANDING_HEADERS,
+            [_standing_cells(row, overall) for row in section["standings"]])
+
+
+def section_notes(board: dict, section: dict) -> list[str]:
+    """The lines under a section's standings: its notes, then what the figures are in plain words."""
+    return _notes(board, section)
+
+
+def _standings_table(section: dict, tablefmt: str) -> str:
+    headers, rows = standing_rows(section)
+    return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=STANDING_ALIGN)
 
 
 def _head_to_head_table(section: dict, tablefmt: str) -> str:
