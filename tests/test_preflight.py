@@ -189,8 +189,6 @@ def test_an_editable_installed_py_bot_plays_in_process():
     assert play("random", "me=py:arena_bots.random_bot:RandomBot", sandbox="none").exit_code == 0
 
 
-@pytest.mark.xfail(reason="arena/sandbox/seat.py host_command looks for py: modules with PathFinder on sys.path "
-                          "alone, which misses editable installs; importlib.util.find_spec finds them", strict=False)
 def test_an_editable_installed_py_bot_plays_in_the_sandbox():
     result = play("random", "me=py:arena_bots.random_bot:RandomBot", sandbox="process")
     assert result.exit_code == 0, result.output

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import glob
-import importlib.machinery
 import os
 import sys
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import orjson
 
 import arena
-from arena.entrants import Entrant
+from arena.entrants import Entrant, find_module
 from arena.errors import BadBotSpec, UnknownBot
 from arena.match import Limits
 from arena.sandbox.jail import readable_paths
@@ -76,11 +75,11 @@ def program_files(argv: list[str], cwd: str) -> tuple[list[str], list[str]]:
     return command, own
 
 
-def module_files(module: str, path: list[str]) -> list[str]:
-    """What a bot in ``module`` (found on ``path``) may read: its top-level package, or its module's folder."""
+def module_files(module: str) -> list[str]:
+    """What a bot in ``module`` may read: its top-level package, or its module's folder."""
     top = module.partition(".")[0]
     loaded = sys.modules.get(top)
-    spec = getattr(loaded, "__spec__", None) or importlib.machinery.PathFinder.find_spec(top, path)
+    spec = getattr(loaded, "__spec__", None) or find_module(top)
     if spec is None:
         return []
     if spec.submodule_search_locations:
@@ -95,7 +94,7 @@ def host_command(entrant: Entrant, plugins: Any, template: bool = False) -> tupl
     path = [os.path.abspath(entry) for entry in sys.path] + [os.getcwd()]
     if entrant.kind == "py":
         module = entrant.target.partition(":")[0]
-        if importlib.machinery.PathFinder.find_spec(module.partition(".")[0], path) is None:
+        if find_module(module) is None:  # every import finder: an editable install is found by its own
             raise UnknownBot(f"cannot find module {module!r} for py:{entrant.target}")
         spec = {"factory": entrant.target, "options": entrant.options}
     else:
@@ -103,7 +102,7 @@ def host_command(entrant: Entrant, plugins: Any, template: bool = False) -> tupl
         module = getattr(info.factory, "__module__", "") or ""
         spec = {"factory": importable_name(info.factory), "bot": info.name,
                 "options": {**info.options, **entrant.options}}
-    own = module_files(module, path) if module else []
+    own = module_files(module) if module else []
     spec["path"] = path
     spec["template"] = template
     return [sys.executable, "-m", "arena.sandbox.host", orjson.dumps(spec).decode()], own
