@@ -18,8 +18,9 @@ ROOT = Path(__file__).parent.parent / "arena"
 LAYERS = [
     ("foundation", ["arena", "arena.errors", "arena.hookspecs", "arena.safetext"]),
     ("games", ["arena.games"]),
+    ("plugin registry", ["arena.plugins"]),
     ("engine", ["arena.match", "arena.replay", "arena.account", "arena.trace"]),
-    ("plugins and bots", ["arena.plugins", "arena.entrants", "arena.versions"]),
+    ("bot specs and versions", ["arena.entrants", "arena.versions"]),
     ("sandbox", ["arena.sandbox", "arena.seating", "arena.preflight"]),
     ("runs core", ["arena.runs", "arena.cluster"]),
     ("formats and standings", ["arena.formats", "arena.standings"]),
