@@ -16,9 +16,10 @@ Tables are labelled ``roundR-a+b+c``.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable
+from typing import Callable
 
 from arena.formats.ladder import Standing, ladder_round, settled
+from arena.plugins import Plugins
 from arena.runs.loop import Progress, RunOutcome, run_schedule
 from arena.runs.pools import Pool
 from arena.runs.spec import GameSpec
@@ -43,7 +44,7 @@ def standings(store: Store, game: str, entries: list[str], rater: str, orders: r
     return [Standing(name, ratings.get(name, NEW).mu, ratings.get(name, NEW).sigma, games[name]) for name in entries]
 
 
-def run_ladder(tournament: Tournament, plugins: Any, schedule: Schedule, store: Store, secret: bytes,
+def run_ladder(tournament: Tournament, plugins: Plugins, schedule: Schedule, store: Store, secret: bytes,
                versions: dict[str, str], sandbox: str, pool: Pool, folder: str,
                progress: Callable[[list[GameSpec]], Progress], announce: Callable[[str], None]) -> RunOutcome:
     """Play every game's ladder, round by round; the outcome of all rounds together."""
