@@ -60,9 +60,11 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
 @limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON instead of the summary.")
 @click.pass_context
-def compare(ctx, game_name, candidate_spec, baseline_spec, field_specs, players, option_pairs, bounds, alpha, beta,
-            no_sprt, max_games, deals, seed, name, jobs, scheduler, sandbox, root, fresh, start_ms, move_ms,
-            bank_ms, memory_mb, as_json) -> None:
+def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_spec: str, field_specs: tuple[str, ...],
+            players: int | None, option_pairs: tuple[str, ...], bounds: tuple[float, float], alpha: float,
+            beta: float, no_sprt: bool, max_games: int, deals: int | None, seed: int | None, name: str | None,
+            jobs: int | None, scheduler: str | None, sandbox: str, root: str, fresh: bool, start_ms: int,
+            move_ms: int, bank_ms: int, memory_mb: int, as_json: bool) -> None:
     """Test whether CANDIDATE plays GAME worse than BASELINE, with paired games and a sequential test.
 
     Paired duplicate games: every deal is played twice in each seat rotation,
