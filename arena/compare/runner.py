@@ -24,7 +24,7 @@ from arena.errors import CompareError
 from arena.plugins import Plugins
 from arena.preflight import check_entrants
 from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
-from arena.runs.pools import open_pool
+from arena.runs.pools import Pool, open_pool
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store, create_or_open
 from arena.tournament.progress import Tally, make_progress
@@ -81,7 +81,7 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    with results_folder(root, design.name, fresh) as folder:
+    with open_pool(jobs, scheduler, plugins) as pool, results_folder(root, design.name, fresh) as folder:
         store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
                                         "plan": design.plan(max_blocks)})
         try:
@@ -98,8 +98,7 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
             played = 0
             if not feed.done:
                 check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
-                played, signum = _play(store, folder, design, specs, plugins, feed, jobs, scheduler,
-                                       progress_stream, progress_every)
+                played = _play(store, folder, design, specs, pool, feed, progress_stream, progress_every)
         finally:
             store.close()
     outcome = _outcome(design, stats, feed, folder, max_blocks, played)
@@ -109,22 +108,21 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
     return outcome
 
 
-def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], plugins: Plugins, feed: BlockFeed,
-          jobs: int | None,
-          scheduler: str | None, progress_stream: TextIO | None, progress_every: float) -> tuple[int, int | None]:
-    """Play the blocks still needed, storing every game; the number of games played and the stopping signal."""
+def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], pool: Pool, feed: BlockFeed,
+          progress_stream: TextIO | None, progress_every: float) -> int:
+    """Play the blocks still needed through ``pool``, storing every game; the number of games played."""
     stored = store.stored_games()
     pending = sum(spec.key not in stored for spec in specs)
     totals = store.bot_totals()
     tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
                   reused=len(specs) - pending)
     progress = make_progress(design.name, tally, progress_stream, progress_every)
+
     def counted(finished: FinishedGame) -> None:
         feed.add(finished.spec.order, finished.record["result"])
 
-    with open_pool(jobs, scheduler, plugins, pending) as pool:
-        outcome = run_schedule(specs, pool, store, progress, folder=folder, on_game=counted,
-                               keep_going=lambda: not feed.done, stop_on_failure=True)
+    outcome = run_schedule(specs, pool, store, progress, folder=folder, on_game=counted,
+                           keep_going=lambda: not feed.done, stop_on_failure=True)
     failures = outcome.failed
     log.info("comparison %s: %d games played now, %d blocks counted, verdict %s", design.name, outcome.played,
              feed.blocks, feed.stats.decided or "-")
@@ -134,7 +132,7 @@ def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], plug
     if outcome.interrupted and not feed.done:
         raise Interrupted(f"stopped after {feed.blocks} deals; the games finished so far are stored, "
                           "run the same command again to go on", outcome.signal)
-    return outcome.played, outcome.signal
+    return outcome.played
 
 
 def _outcome(design: Design, stats: PairedStats, feed: BlockFeed, folder: str, max_blocks: int,

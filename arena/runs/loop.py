@@ -174,7 +174,7 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
                  outcome.reused, type(pool).__name__)
         with _stop_on_signals(pool, outcome):
             try:
-                outcome.interrupted = pool.run(handed_out(), _Sink(store, outcome, progress, on_game))
+                outcome.interrupted = pool.run(handed_out(), _Sink(store, outcome, progress, on_game), len(pending))
             finally:
                 progress.finish()
         log.info("%s: %d games played now, %d failed, %d of %d stored%s", store.meta("name"), outcome.played,

@@ -21,8 +21,7 @@ from arena.preflight import check_entrants
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
-from arena.runs.spec import GameSpec
-from arena.runs.store import create_or_open
+from arena.runs.store import Store, create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
 from arena.tournament.ladder import run_ladder
@@ -74,58 +73,54 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
     :param announce: where the lines said before playing go (what is reused, what changed, where results go).
     """
-    check_protections(tournament, sandbox, announce)
-    with results_folder(root, tournament.name, fresh) as folder:
-        store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
-                                        "definition": tournament.definition()})
-        try:
-            secret = store.run_secret(tournament.seed)
-            schedule = build_schedule(tournament, plugins, secret)
-            versions = dict(zip([e.name for e in tournament.entrants],
-                                entrant_versions(tournament.entrants, plugins)))
-            announce(seed_line(tournament.seed, folder))
-            if tournament.format == "ladder":
-                _check_bots(tournament, plugins, sandbox)
-                store.set_meta({"plan": schedule.summary(), "versions": versions})
-
-                def progress(specs: list[GameSpec]) -> Progress:
-                    return make_progress(tournament.name, Tally(len(specs), 0, {}, {}), progress_stream,
-                                         progress_every)
-
-                with _pool(pool, jobs, scheduler, plugins, 2 * (os.cpu_count() or 1)) as chosen:
-                    return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, chosen,
-                                      folder, progress, announce)
-            specs = schedule.specs(sandbox, plugins, secret, versions)
-            store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
-            reuse = plan_reuse(specs, store.stored_games())
-            for line in reuse.lines(folder):
-                announce(line)
-            if reuse.to_play:
-                _check_bots(tournament, plugins, sandbox)
-            totals = store.bot_totals()
-            tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals},
-                          {row.bot: row.seats for row in totals}, reused=reuse.reused)
-            live = LiveRatings(specs, store, tournament.rating)  # rated while the workers play
+    with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
+        check_protections(tournament, sandbox, announce)
+        with results_folder(root, tournament.name, fresh) as folder:
+            store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
+                                            "definition": tournament.definition()})
             try:
-                with _pool(pool, jobs, scheduler, plugins, reuse.to_play) as chosen:
-                    return run_schedule(specs, chosen, store, make_progress(tournament.name, tally, progress_stream,
-                                                                            progress_every), folder=folder,
-                                        on_game=live.game_done)
+                return _run(tournament, plugins, store, folder, chosen, sandbox, announce,
+                            lambda tally: make_progress(tournament.name, tally, progress_stream, progress_every))
             finally:
-                live.finish()
-        finally:
-            store.close()
+                store.close()
 
+
+def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, pool: Pool, sandbox: str,
+         announce: Callable[[str], None], progress: Callable[[Tally], Progress]) -> RunOutcome:
+    """The run inside its folder: the schedule under the run's secret, what is reused, the check, the play."""
+    secret = store.run_secret(tournament.seed)
+    schedule = build_schedule(tournament, plugins, secret)
+    versions = dict(zip([e.name for e in tournament.entrants], entrant_versions(tournament.entrants, plugins)))
+    announce(seed_line(tournament.seed, folder))
+    if tournament.format == "ladder":
+        _check_bots(tournament, plugins, sandbox)
+        store.set_meta({"plan": schedule.summary(), "versions": versions})
+        return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, pool, folder,
+                          lambda specs: progress(Tally(len(specs), 0, {}, {})), announce)
+    specs = schedule.specs(sandbox, plugins, secret, versions)
+    store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
+    reuse = plan_reuse(specs, store.stored_games())
+    for line in reuse.lines(folder):
+        announce(line)
+    if reuse.to_play:
+        _check_bots(tournament, plugins, sandbox)
+    totals = store.bot_totals()
+    tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
+                  reused=reuse.reused)
+    live = LiveRatings(specs, store, tournament.rating)  # rated while the workers play
+    try:
+        return run_schedule(specs, pool, store, progress(tally), folder=folder, on_game=live.game_done)
+    finally:
+        live.finish()
 
 
 @contextlib.contextmanager
-def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Plugins,
-          pending: int) -> Iterator[Pool]:
+def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Plugins) -> Iterator[Pool]:
     """The pool given by the caller, or the one the options choose (opened for the block)."""
     if given is not None:
         yield given
         return
-    with open_pool(jobs, scheduler, plugins, pending) as chosen:
+    with open_pool(jobs, scheduler, plugins) as chosen:
         yield chosen
 
 

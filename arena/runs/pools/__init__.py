@@ -22,17 +22,18 @@ class Pool(Protocol):
 
     jobs: int
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool: ...
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool: ...
 
     def stop(self) -> None: ...
 
 
 @contextlib.contextmanager
-def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins, pending: int) -> Iterator[Pool]:
-    """The pool for ``-j JOBS`` / ``--scheduler ADDRESS``, for a run with ``pending`` games to play.
+def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins) -> Iterator[Pool]:
+    """The pool for ``-j JOBS`` / ``--scheduler ADDRESS``.
 
     ``-j 0`` plays in this process. A scheduler's pool holds its cluster open
-    until the block ends (``local:N`` starts one here and stops it after).
+    until the block ends (``local:N`` starts one here and stops it after); a
+    bad address or an unreachable scheduler is refused here, before a run makes anything.
     """
     if scheduler is not None:
         from arena.cluster.executor import open_cluster  # Dask is an optional extra: imported only when asked for
@@ -44,4 +45,4 @@ def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins, pending
     if jobs == 0:
         yield InlinePool()
         return
-    yield LocalPool(max(1, min(jobs or os.cpu_count() or 1, pending)))
+    yield LocalPool(jobs or os.cpu_count() or 1)

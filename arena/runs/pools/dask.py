@@ -54,8 +54,11 @@ class ExecutorPool:
         """Ask the run to stop soon (Ctrl-C, SIGTERM): blocks not yet returned are cancelled."""
         self.stop_requested = True
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
-        """Play every spec; True when stopped early, False when all were played (or failed)."""
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
+        """Play every spec; True when stopped early, False when all were played (or failed).
+
+        ``expected`` is not needed: blocks are cut from the specs as they come.
+        """
         self.sink = sink
         self.stop_requested = False
         self.handed_over.clear()

@@ -19,8 +19,8 @@ class InlinePool:
     def stop(self) -> None:
         self.stop_requested = True
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
-        """Play every spec; True when stopped early."""
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
+        """Play every spec, one after another; True when stopped early (``expected`` changes nothing here)."""
         self.stop_requested = False
         try:
             for spec in specs:

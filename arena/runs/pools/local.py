@@ -164,18 +164,21 @@ class LocalPool:
         except OSError:
             pass  # the worker died; its sentinel tells the loop
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink) -> bool:
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
         """Play every spec; True when stopped early (:meth:`stop`), False when all were played.
 
-        Whatever happens (an error in the sink included), the workers are stopped before it returns.
+        ``expected`` (how many specs will come, when known) keeps the pool from
+        starting more workers than games. Whatever happens (an error in the sink
+        included), the workers are stopped before it returns.
         """
         tasks = iter(specs)
         self.sink = sink
         self.stop_requested = False
-        if self.jobs < 1:
+        workers = self.jobs if expected is None else min(self.jobs, expected)
+        if workers < 1:
             return False
         try:
-            for _ in range(self.jobs):
+            for _ in range(workers):
                 self._spawn()
             for conn in list(self.links):
                 self._give(conn, tasks)
