@@ -6,8 +6,15 @@ import pytest
 
 from arena.compare.design import Design, distinct_names
 from arena.entrants import parse_spec
-from arena.errors import CompareError, RecordError
+from arena.errors import CompareError
 from arena.match import Limits
+from arena.runs import seeds
+
+
+def specs_of(design: Design, blocks: int, plugins, versions: dict | None = None) -> list:
+    """The design's first ``blocks`` blocks under its public seed; every bot at version "v1" unless given."""
+    known = {entrant.name: "v1" for entrant in design.entrants} | (versions or {})
+    return design.specs(blocks, "none", plugins, seeds.public_secret(design.seed), known)
 
 
 def make_design(plugins, players: int = 4, field_specs: tuple[str, ...] = ("random",), **changes) -> Design:
@@ -22,12 +29,12 @@ def make_design(plugins, players: int = 4, field_specs: tuple[str, ...] = ("rand
 
 def test_each_block_pairs_every_seat_with_the_same_deal_seeds_and_field(plugins):
     design = make_design(plugins, field_specs=("random", "r2=py:arena_bots.random_bot:RandomBot"))
-    tasks = list(design.tasks(0, 2, "none", plugins))
+    tasks = specs_of(design, 2, plugins)
     assert [task.order for task in tasks] == list(range(16))
     for block in (tasks[:8], tasks[8:]):
         seats_under_test = []
         for candidate, baseline in zip(block[::2], block[1::2]):
-            assert (candidate.table, baseline.table) == (1, 2)
+            assert (candidate.table, baseline.table) == ("t1", "t2")
             assert candidate.setup == baseline.setup == block[0].setup
             assert candidate.bot_seeds == baseline.bot_seeds and candidate.seed == baseline.seed
             differing = [seat for seat in range(4) if candidate.entrants[seat] != baseline.entrants[seat]]
@@ -38,22 +45,21 @@ def test_each_block_pairs_every_seat_with_the_same_deal_seeds_and_field(plugins)
             seats_under_test.append(seat)
         assert sorted(seats_under_test) == [0, 1, 2, 3]
     assert tasks[0].setup != tasks[8].setup  # another deal
-    assert tasks[0].game_id == "cmp/modern-art/t1/d1/r1" and tasks[15].game_id == "cmp/modern-art/t2/d2/r4"
+    assert tasks[0].id == "cmp/modern-art/t1/d1/r1" and tasks[15].id == "cmp/modern-art/t2/d2/r4"
 
 
-def test_game_ids_give_back_the_schedule_order(plugins):
+def test_a_changed_candidate_changes_the_keys_of_its_games_only(plugins):
     design = make_design(plugins, players=3)
-    tasks = list(design.tasks(2, 3, "none", plugins, skip={12, 13}))
-    assert tasks[0].order == 14 and len(tasks) == 3 * 6 - 2
-    assert all(design.order_of(task.game_id) == task.order for task in tasks)
-    with pytest.raises(RecordError):
-        design.order_of("cmp/modern-art/t3/d1/r1")
+    before = specs_of(design, 2, plugins)
+    after = specs_of(design, 2, plugins, versions={"appraiser": "v2"})
+    assert [spec.id for spec in before] == [spec.id for spec in after]
+    assert [spec.key == other.key for spec, other in zip(before, after)] == [spec.table == "t2" for spec in before]
 
 
 def test_the_schedule_follows_from_the_seed_alone(plugins):
-    first = list(make_design(plugins).tasks(0, 1, "none", plugins))
-    again = list(make_design(plugins).tasks(0, 1, "none", plugins))
-    other = list(make_design(plugins, seed=4).tasks(0, 1, "none", plugins))
+    first = specs_of(make_design(plugins), 1, plugins)
+    again = specs_of(make_design(plugins), 1, plugins)
+    other = specs_of(make_design(plugins, seed=4), 1, plugins)
     assert first == again
     assert first[0].setup != other[0].setup
 

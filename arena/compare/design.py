@@ -21,13 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.compare.stats import Pair
 from arena.entrants import Entrant
-from arena.errors import CompareError, RecordError
+from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import Plugins
 from arena.runs import seeds
@@ -36,7 +35,6 @@ from arena.tournament.schedule import rotation_order
 from arena.runs.spec import GameSpec
 
 CANDIDATE_TABLE, BASELINE_TABLE = 1, 2
-GAME_ID = re.compile(r".*/t(?P<table>[12])/d(?P<deal>\d+)/r(?P<rotation>\d+)")
 
 
 @dataclass(frozen=True)
@@ -159,14 +157,6 @@ class Design:
                     versions=tuple(versions[entrant.name] for entrant in seated),
                 ))
         return specs
-
-    def order_of(self, game_id: str) -> int:
-        """The schedule order of a stored game, from its id."""
-        match = GAME_ID.fullmatch(game_id)
-        if not match or not 1 <= int(match["rotation"]) <= self.players or int(match["deal"]) < 1:
-            raise RecordError(f"game id {game_id!r} is not one of comparison {self.name}'s games")
-        block = int(match["deal"]) - 1
-        return block * self.games_per_block + 2 * (int(match["rotation"]) - 1) + int(match["table"]) - 1
 
     def block_pairs(self, results: list[dict[str, Any]]) -> list[Pair]:
         """The pairs of one block from its games' results in schedule order (candidate, baseline, ...)."""
