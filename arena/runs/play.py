@@ -12,12 +12,14 @@ import logging
 import os
 import threading
 import time
+
+import orjson
 from typing import Any
 
 from arena.match import Limits, play_game
 from arena.plugins import Plugins, get_plugins
 from arena.runs.logs import game_context
-from arena.runs.spec import GameSpec, Outcome
+from arena.runs.spec import SUMMARY_KEYS, GameSpec, Outcome
 from arena.seating import SeatPool, close_seats
 
 log = logging.getLogger("arena.runs")
@@ -80,4 +82,5 @@ def play_spec(spec: GameSpec, worker: str = "") -> Outcome:
     with game_context(spec.id):
         log.info("finished in %.3f s: %s", seconds, ", ".join(
             f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"])))
-    return Outcome(spec.order, record, "", seconds, worker)
+    summary = {key: record[key] for key in SUMMARY_KEYS}
+    return Outcome(spec.order, summary, "", seconds, worker, orjson.dumps(record))

@@ -59,23 +59,44 @@ class GameSpec:
 
 @dataclass(frozen=True)
 class FinishedGame:
-    """A played game: its spec, its record (protocol.md section 6), seconds of play and the worker's name."""
+    """A played game: its spec, its record (protocol.md section 6), seconds of play and the worker's name.
+
+    A worker sends the whole record as JSON (``record_json``, made once where
+    the game was played, stored as it is) and ``record`` holds only what the
+    main process reads of it (``players``, ``result``, ``faults``): unpickling
+    every move of every game cost the main process more than storing it.
+    Without ``record_json``, ``record`` is the whole record.
+    """
 
     spec: GameSpec
     record: dict[str, Any]
     seconds: float = 0.0
     worker: str = ""
+    record_json: bytes = b""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a worker sends back for one spec, found again by its ``order``: a record, or why it failed."""
+    """What a worker sends back for one spec, found again by its ``order``: a record, or why it failed.
+
+    ``record`` is the record's summary (:data:`SUMMARY_KEYS`) and ``record_json`` the whole record as JSON.
+    """
 
     order: int
     record: dict[str, Any] | None
     failure: str = ""
     seconds: float = 0.0
     worker: str = ""
+    record_json: bytes = b""
+
+    def finished(self, spec: GameSpec) -> FinishedGame:
+        """The finished game of ``spec`` (whose outcome this is, with a record)."""
+        assert self.record is not None
+        return FinishedGame(spec, self.record, self.seconds, self.worker, self.record_json)
+
+
+#: what the main process reads of a record: the rest travels as JSON, straight to the store
+SUMMARY_KEYS = ("id", "players", "result", "faults")
 
 
 class Sink(Protocol):

@@ -240,7 +240,7 @@ class Store:
                     "INSERT OR REPLACE INTO games (key, id, game, table_label, deal, rotation, current, record, "
                     "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order,
-                     orjson.dumps(record).decode(), now))
+                     (game.record_json or orjson.dumps(record)).decode(), now))
                 row = cursor.lastrowid
                 result = record["result"]
                 fault_count = [0] * len(record["players"])

@@ -28,7 +28,7 @@ from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
 from arena.cluster.worker_logs import replay_logs
 from arena.errors import ClusterError
-from arena.runs.spec import FinishedGame, GameSpec, Outcome, Sink
+from arena.runs.spec import GameSpec, Outcome, Sink
 
 log = logging.getLogger("arena.runs")
 BLOCKS_PER_SLOT = 2
@@ -111,7 +111,7 @@ class ExecutorPool:
         self.handed_over.add(spec.order)
         assert self.sink is not None
         if outcome.record is not None:
-            self.sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
+            self.sink.done(outcome.finished(spec))
         else:
             self.sink.failed(spec, outcome.failure)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from arena.runs.play import close_pools, play_spec
-from arena.runs.spec import FinishedGame, GameSpec, Sink
+from arena.runs.spec import GameSpec, Sink
 
 
 class InlinePool:
@@ -28,7 +28,7 @@ class InlinePool:
                     return True
                 outcome = play_spec(spec, "main")
                 if outcome.record is not None:
-                    sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
+                    sink.done(outcome.finished(spec))
                 else:
                     sink.failed(spec, outcome.failure)
         finally:

@@ -38,7 +38,7 @@ from typing import Any, Iterable, Iterator
 from arena.runs.process import die_with_parent
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
-from arena.runs.spec import FinishedGame, GameSpec, Outcome, Sink
+from arena.runs.spec import GameSpec, Outcome, Sink
 
 log = logging.getLogger("arena.runs")
 TASKS_PER_WORKER = 2
@@ -222,7 +222,7 @@ class LocalPool:
             return False
         spec = self.held[self.links[conn]].pop(outcome.order)
         if outcome.record is not None:
-            self._sink.done(FinishedGame(spec, outcome.record, outcome.seconds, outcome.worker))
+            self._sink.done(outcome.finished(spec))
         else:
             self._sink.failed(spec, outcome.failure)
         if tasks is not None and not self.stop_requested:
