@@ -144,9 +144,11 @@ def python_paths() -> list[str]:
     in editable mode (their folders lie outside the prefix: arena's own, the reference bots')."""
     import arena
 
+    packages = [path for path in sys.path if path.endswith(("site-packages", "dist-packages"))]
+    # every package folder on sys.path: a venv layered on another (a .pth naming the outer one) imports from both
     paths = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             os.path.dirname(os.path.abspath(arena.__file__))]
-    for folder in {path for path in sys.path if path.endswith("site-packages")}:
+             os.path.dirname(os.path.abspath(arena.__file__)), *packages]
+    for folder in set(packages):
         for finder in glob.glob(os.path.join(glob.escape(folder), "__editable___*_finder.py")):
             try:
                 with open(finder) as handle:

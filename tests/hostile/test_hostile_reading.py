@@ -46,7 +46,8 @@ def test_a_bot_cannot_read_results_logs_secrets_home_folders_or_another_bots_fil
     control, _ = play([cmd("none"), other])
     seen = reports(texts[0], "read")[-1]
     assert set(seen) == set(paths)
-    runtime = {os.path.relpath(os.sys.prefix, path).split(os.sep)[0] for path in ("/root", os.path.expanduser("~"))}
+    runtime = {os.path.relpath(prefix, path).split(os.sep)[0] for prefix in {os.sys.prefix, os.sys.base_prefix}
+               for path in ("/root", os.path.expanduser("~"))}  # a venv's base interpreter may live in a home
     leaked = {path: result for path, result in seen.items() if result == "read" or result.startswith("listed")
               and result[len("listed: "):] not in runtime}  # a home holding the runtime shows its path, no more
     assert leaked == {}, f"the bot read: {leaked}"
