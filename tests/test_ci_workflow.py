@@ -25,6 +25,7 @@ import pytest
 from test_guide import ROOT, layered_venv
 
 yaml = pytest.importorskip("yaml")
+pytestmark = pytest.mark.slow  # runs a workflow's steps in a new repository and venv: ~30 s
 
 WORKFLOW = ROOT / "docs" / "ci" / "arena.yml"
 FAKE_GH = r"""#!/usr/bin/env python3

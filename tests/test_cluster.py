@@ -30,6 +30,8 @@ from arena.tournament.schedule import build_schedule
 from arena_bots.random_bot import RandomBot
 from tournament_files import stored_records, write_tournament
 
+pytestmark = pytest.mark.slow  # starts Dask clusters: ~15 s
+
 try:
     import distributed
 except ImportError:  # the dask extra is not installed: only the tests that need no cluster run

@@ -16,8 +16,9 @@ from arena_bots import modern_art_heuristic
 DOCS = Path(__file__).parents[1] / "docs" / "ci"
 SCRIPT = DOCS / "arena-ci.sh"
 
-pytestmark = pytest.mark.skipif(shutil.which("arena") is None or shutil.which("git") is None,
-                                reason="needs the installed arena command and git")
+pytestmark = [pytest.mark.skipif(shutil.which("arena") is None or shutil.which("git") is None,
+                                 reason="needs the installed arena command and git"),
+              pytest.mark.slow]  # real git repositories and several arena runs: ~30 s
 
 
 @pytest.fixture

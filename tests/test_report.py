@@ -21,8 +21,9 @@ from arena.tournament.ratings import rate_games
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+pytestmark = [pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                 reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)"),
+              pytest.mark.slow]  # a real headless browser: ~20 s
 
 BAD_BOT = """
 import json, sys

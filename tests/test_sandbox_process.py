@@ -111,6 +111,7 @@ def test_a_plugin_bot_runs_in_the_host_from_its_importable_class(fresh_plugins, 
     assert "hello from start" in chatty.stderr_text()
 
 
+@pytest.mark.slow  # ~8 s
 def test_with_reuse_one_process_plays_several_games_and_a_broken_one_is_replaced(fresh_plugins):
     pool = SeatPool(fresh_plugins(), "process", dataclasses.replace(LIMITS, reuse=True))
     honest, sleeper = parse_spec(external("honest")), parse_spec(external("sleeper"))

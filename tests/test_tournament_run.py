@@ -248,6 +248,7 @@ def wait_until_gone(session: int) -> list[int]:
     return session_processes(session)
 
 
+@pytest.mark.slow  # three real runs of 48 slow games: ~8 s
 def test_a_run_killed_with_sigkill_then_rerun_equals_an_uninterrupted_run(tmp_path):
     path = slow_tournament(tmp_path)
     process = start_run(path, "killed", tmp_path)

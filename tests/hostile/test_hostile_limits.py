@@ -10,6 +10,8 @@ import pytest
 
 from conftest import KINDS, LIMITS, honest, play, reports, require
 
+pytestmark = pytest.mark.slow  # bots that burn their memory and CPU limits: ~15 s
+
 
 @pytest.mark.parametrize("kind", ["cmd", "py"])
 @pytest.mark.parametrize("how", ["memfd", "shm", "tmp", "sysv", "shared", "heap"])

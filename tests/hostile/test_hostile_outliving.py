@@ -16,6 +16,8 @@ import pytest
 from conftest import BOTS, KINDS, LIMITS, honest, play, require
 from attacks import encode
 
+pytestmark = pytest.mark.slow  # waits for processes meant to outlive their game: ~8 s
+
 
 def marked(mark: str) -> set[int]:
     """The processes whose command line holds ``mark`` (a bot's forks keep its command line)."""
