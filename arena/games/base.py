@@ -17,9 +17,22 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypeAlias, TypedDict
 
 from arena.errors import OptionError, PlayerCountError
+
+#: A JSON object of the protocol (an action, a ``legal`` object, a view, a setup,
+#: an event, the options): which keys it holds depends on the decision or event kind.
+JSONObject: TypeAlias = dict[str, Any]
+#: One entry of ``state.log``: ``(audience, event)``, audience ``None`` for a public event.
+LogEntry: TypeAlias = tuple[int | None, JSONObject]
+
+
+class GameResult(TypedDict):
+    """A finished game's result by seat: money, and competition ranks (1 = most money)."""
+
+    money: list[int]
+    ranks: list[int]
 
 
 @dataclass(frozen=True)
@@ -50,10 +63,10 @@ class GameState:
     players: int
     seat: int | None
     decision: str | None
-    legal: dict | None
-    log: list
+    legal: JSONObject | None
+    log: list[LogEntry]
 
-    def apply(self, action: dict) -> None:
+    def apply(self, action: JSONObject) -> None:
         """Apply the current seat's action, then every forced move after it.
 
         Raises :class:`arena.errors.MalformedAction` for a wrong shape (missing
@@ -64,11 +77,11 @@ class GameState:
         """
         raise NotImplementedError
 
-    def default_action(self) -> dict:
+    def default_action(self) -> JSONObject:
         """The action applied after a fault (protocol.md's default column)."""
         raise NotImplementedError
 
-    def view(self, seat: int) -> dict:
+    def view(self, seat: int) -> JSONObject:
         """Everything ``seat`` may know now, and nothing more (JSON-compatible)."""
         raise NotImplementedError
 
@@ -76,10 +89,10 @@ class GameState:
         """Each seat's money now."""
         raise NotImplementedError
 
-    def result(self) -> dict:
+    def result(self) -> GameResult:
         """``{"money": [...], "ranks": [...]}`` by seat; only once the game is over."""
         money = self.money()
-        return {"money": money, "ranks": competition_ranks(money)}
+        return GameResult(money=money, ranks=competition_ranks(money))
 
     def clone(self) -> "GameState":
         """An independent copy, cheap enough for search bots to call per simulation."""
@@ -95,13 +108,13 @@ class Game:
     max_players: int
     options: dict[str, Option] = {}
 
-    def check_options(self, players: int, options: dict) -> dict:
+    def check_options(self, players: int, options: JSONObject) -> JSONObject:
         """The options in force (defaults filled in), or :class:`OptionError`."""
         if not self.min_players <= players <= self.max_players:
             raise PlayerCountError(
                 f"{self.name} takes {self.min_players} to {self.max_players} players, got {players}"
             )
-        full = {}
+        full: JSONObject = {}
         for key, value in options.items():
             spec = self.options.get(key)
             if spec is None:
@@ -120,32 +133,33 @@ class Game:
             full.setdefault(key, spec.default)
         return full
 
-    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+    def random_setup(self, players: int, options: JSONObject, rng: random.Random) -> JSONObject:
         """A setup (protocol.md section 5) shuffled with ``rng``."""
         raise NotImplementedError
 
-    def check_setup(self, setup: dict, options: dict) -> None:
+    def check_setup(self, setup: JSONObject, options: JSONObject) -> None:
         """Raise :class:`arena.errors.SetupError` when protocol.md section 5 refuses ``setup``."""
         raise NotImplementedError
 
-    def new_state(self, setup: dict, options: dict) -> GameState:
+    def new_state(self, setup: JSONObject, options: JSONObject) -> GameState:
         """The state at the first real decision of a checked setup (forced moves applied)."""
         raise NotImplementedError
 
-    def determinize(self, view: dict, options: dict, rng: random.Random) -> GameState:
+    def determinize(self, view: JSONObject, options: JSONObject, rng: random.Random) -> GameState:
         """A full state consistent with ``view``: hidden cards dealt at random from those unseen.
 
         Search bots call this, then ``clone`` and ``apply`` to simulate.
         """
         raise NotImplementedError
 
-    def narrate(self, log: list, players: list[str]) -> list[str]:
+    def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         """The readable account of a finished game, one line per line, from its full log."""
         raise NotImplementedError
 
 
-def check_setup_keys(setup: object, required: tuple, keys: tuple, problem: Callable[[str], Exception]) -> None:
-    """Refuse a setup that is not a JSON object, lacks a required key or has an unknown one."""
+def check_setup_keys(setup: object, required: tuple[str, ...], keys: tuple[str, ...],
+                     problem: Callable[[str], Exception]) -> JSONObject:
+    """Refuse a setup that is not a JSON object, lacks a required key or has an unknown one; the setup when sound."""
     if not isinstance(setup, dict):
         raise problem(f"expected a JSON object, got {setup!r}")
     missing = [key for key in required if key not in setup]
@@ -154,6 +168,7 @@ def check_setup_keys(setup: object, required: tuple, keys: tuple, problem: Calla
     unknown = sorted(key for key in setup if key not in keys)
     if unknown:
         raise problem(f"unknown key {unknown[0]!r} (keys: {', '.join(keys)})")
+    return setup
 
 
 def check_card_ids(cards: list[int], count: int, problem: Callable[[str], Exception]) -> None:
@@ -161,7 +176,7 @@ def check_card_ids(cards: list[int], count: int, problem: Callable[[str], Except
 
     ``problem(message)`` makes the game's :class:`arena.errors.SetupError`.
     """
-    seen = set()
+    seen: set[int] = set()
     for card in cards:
         if not 0 <= card < count:
             raise problem(f"unknown card id {card} (ids are 0 to {count - 1})")
@@ -170,7 +185,7 @@ def check_card_ids(cards: list[int], count: int, problem: Callable[[str], Except
         seen.add(card)
 
 
-def check_setup_money(setup: dict, players: int, problem: Callable[[str], Exception]) -> None:
+def check_setup_money(setup: JSONObject, players: int, problem: Callable[[str], Exception]) -> None:
     """Refuse a setup's ``money`` (when given) unless it lists one whole, non-negative number per seat."""
     if "money" not in setup:
         return

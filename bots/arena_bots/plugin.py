@@ -26,7 +26,8 @@ def register_bots(register):
         "trader",
         SilkRoadHeuristic,
         games=["silk-road"],
-        description="Silk Road: delivers for the best own income over rivals', steers ships to its cards, buys cards that pay back",
+        description="Silk Road: delivers for the best own income over rivals', steers ships to its cards, "
+                    "buys cards that pay back",
     )
     register(
         "mcts",

@@ -8,6 +8,8 @@ into :data:`ARTISTS` and :data:`KINDS`; views and events use their names.
 
 from __future__ import annotations
 
+from typing import Any
+
 ARTISTS = ("Lite Metal", "Yoko", "Christin P", "Karl Gitter", "Krypto")
 KINDS = ("open", "once_around", "sealed", "fixed", "double")
 OPEN, ONCE_AROUND, SEALED, FIXED, DOUBLE = range(len(KINDS))
@@ -31,7 +33,7 @@ CARD_KIND: tuple[int, ...] = tuple(
 CARD_COUNT = len(CARD_ARTIST)
 
 #: a card as views and events show it; shared, so read-only by convention
-CARD_OBJECTS: tuple[dict, ...] = tuple(
+CARD_OBJECTS: tuple[dict[str, Any], ...] = tuple(
     {"id": card, "artist": ARTISTS[CARD_ARTIST[card]], "auction": KINDS[CARD_KIND[card]]}
     for card in range(CARD_COUNT)
 )
@@ -47,6 +49,6 @@ ROUND_ENDING_COUNT = 5
 DEALS = {3: (10, 6, 6, 0), 4: (9, 4, 4, 0), 5: (8, 3, 3, 0)}
 
 
-def card_object(card: int) -> dict:
+def card_object(card: int) -> dict[str, Any]:
     """A fresh ``{"id", "artist", "auction"}`` object for a view a bot may modify."""
     return dict(CARD_OBJECTS[card])

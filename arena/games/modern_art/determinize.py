@@ -9,12 +9,13 @@ asked again through the engine's own asking code.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from arena.games.modern_art.cards import ARTISTS, CARD_ARTIST, CARD_COUNT, CARD_KIND, DOUBLE, FIXED, KINDS
 from arena.games.modern_art.state import ModernArtState
 
 
-def determinize(view: dict, options: dict, rng: random.Random) -> ModernArtState:
+def determinize(view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> ModernArtState:
     """A full state consistent with ``view``: the unseen cards dealt at random to the hidden places.
 
     Hidden places are the other hands (by ``hand_sizes``), the phantom pile and
@@ -67,7 +68,7 @@ def determinize(view: dict, options: dict, rng: random.Random) -> ModernArtState
     return state
 
 
-def _restore_auction(state: ModernArtState, auction: dict, me: int, rng: random.Random) -> None:
+def _restore_auction(state: ModernArtState, auction: dict[str, Any], me: int, rng: random.Random) -> None:
     state.lot = [card["id"] for card in auction["cards"]]
     state.kind = KINDS.index(auction["kind"])
     state.turn = auction["original_auctioneer"]
@@ -83,6 +84,9 @@ def _restore_auction(state: ModernArtState, auction: dict, me: int, rng: random.
 
 def _resume(state: ModernArtState, decision: str | None, to_act: int | None) -> None:
     """Ask ``to_act`` its ``decision`` again through the engine's own asking code."""
+    if decision is None:
+        return
+    assert to_act is not None  # a view with a decision names the seat to act
     if decision == "play_card":
         state._begin_turn(to_act)
     elif decision == "add_double":

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from arena.games.base import Game, Option
+from arena.games.base import Game, LogEntry, Option
 from arena.games.modern_art import setup as setups
 from arena.games.modern_art.narrate import narrate
 from arena.games.modern_art.state import ModernArtState
@@ -28,17 +29,17 @@ class ModernArt(Game):
         "double_split": Option(bool, False, "a double's proceeds are split between its two auctioneers"),
     }
 
-    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+    def random_setup(self, players: int, options: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return setups.random_setup(players, bool(options.get("phantom")), rng)
 
-    def check_setup(self, setup: dict, options: dict) -> None:
+    def check_setup(self, setup: dict[str, Any], options: dict[str, Any]) -> None:
         setups.check_setup(setup, bool(options.get("phantom")))
 
-    def new_state(self, setup: dict, options: dict) -> ModernArtState:
+    def new_state(self, setup: dict[str, Any], options: dict[str, Any]) -> ModernArtState:
         return ModernArtState(setup, options)
 
-    def determinize(self, view: dict, options: dict, rng: random.Random) -> ModernArtState:
+    def determinize(self, view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> ModernArtState:
         return determinize(view, options, rng)
 
-    def narrate(self, log: list, players: list[str]) -> list[str]:
+    def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         return narrate(log, players)

@@ -8,10 +8,12 @@ ranks are printed by the CLI itself.
 
 from __future__ import annotations
 
-from arena.games.base import seat_names
+from typing import Any
+
+from arena.games.base import LogEntry, seat_names
 
 
-def _card(card: dict) -> str:
+def _card(card: dict[str, Any]) -> str:
     return f"{card['artist']} #{card['id']} ({card['auction'].replace('_', ' ')})"
 
 
@@ -42,7 +44,7 @@ class _Account:
             self.current.append("declined by " + ", ".join(self.declines))
             self.declines = []
 
-    def on_round_start(self, event: dict) -> None:
+    def on_round_start(self, event: dict[str, Any]) -> None:
         self.flush()
         dealt = event["dealt"]
         if not any(dealt) and not event["phantom_dealt"]:
@@ -56,27 +58,27 @@ class _Account:
         self.lines.append(f"Round {event['round']} (starts with {self.name(event['starter'])}): "
                           f"dealt {cards}; {event['deck_size']} cards left in the deck.")
 
-    def on_play(self, event: dict) -> None:
+    def on_play(self, event: dict[str, Any]) -> None:
         self.flush()
         self.current.append(f"{self.name(event['seat'])} plays {_card(event['card'])}")
 
-    def on_double_added(self, event: dict) -> None:
+    def on_double_added(self, event: dict[str, Any]) -> None:
         self.current.append(f"{self.name(event['seat'])} adds {_card(event['card'])}")
 
-    def on_bid(self, event: dict) -> None:
+    def on_bid(self, event: dict[str, Any]) -> None:
         self.bids.append(f"{self.name(event['seat'])} {event['bid']}")
 
-    def on_decline(self, event: dict) -> None:
+    def on_decline(self, event: dict[str, Any]) -> None:
         self.declines.append(self.name(event["seat"]))
 
-    def on_reveal(self, event: dict) -> None:
+    def on_reveal(self, event: dict[str, Any]) -> None:
         bids = ", ".join(f"{self.name(seat)} {bid}" for seat, bid in enumerate(event["bids"]))
         self.current.append(f"sealed bids {bids}")
 
-    def on_price(self, event: dict) -> None:
+    def on_price(self, event: dict[str, Any]) -> None:
         self.current.append(f"{self.name(event['seat'])} asks {event['price']}")
 
-    def on_sale(self, event: dict) -> None:
+    def on_sale(self, event: dict[str, Any]) -> None:
         self.close_bids()
         buyer = self.name(event["buyer"])
         lot = "both" if len(event["cards"]) == 2 else "it"
@@ -87,10 +89,10 @@ class _Account:
         paid = " and ".join(f"{payment['amount']} to {self.name(payment['to'])}" for payment in event["payments"])
         self.current.append(f"{buyer} buys {lot} for {event['price']} (paid {paid})")
 
-    def on_flip(self, event: dict) -> None:
+    def on_flip(self, event: dict[str, Any]) -> None:
         self.current.append(f"{self.name(event['seat'])} turns over the phantom card {_card(event['card'])}")
 
-    def on_round_end(self, event: dict) -> None:
+    def on_round_end(self, event: dict[str, Any]) -> None:
         if self.current:
             self.current.append("the round ends")
         self.flush()
@@ -110,12 +112,12 @@ class _Account:
         payouts = ", ".join(f"{self.name(seat)} {amount}" for seat, amount in enumerate(event["payouts"]))
         self.lines.append(f"  Paid by the bank: {payouts}.")
 
-    def on_game_end(self, event: dict) -> None:
+    def on_game_end(self, event: dict[str, Any]) -> None:
         self.flush()
         self.lines.append("Game over after round 4.")
 
 
-def narrate(log: list, names: list[str]) -> list[str]:
+def narrate(log: list[LogEntry], names: list[str]) -> list[str]:
     """The account of the public events of ``log`` (``(audience, event)`` pairs), one line per line."""
     account = _Account(names)
     for audience, event in log:

@@ -9,6 +9,7 @@ subset of the 70 cards may be used; the cards left out are not in the game.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from arena.errors import SetupError
 from arena.games.base import check_card_ids, check_setup_keys, check_setup_money
@@ -25,7 +26,7 @@ def hand_count(players: int, phantom: bool) -> int:
     return players + 1 if phantom else players
 
 
-def random_setup(players: int, phantom: bool, rng: random.Random) -> dict:
+def random_setup(players: int, phantom: bool, rng: random.Random) -> dict[str, Any]:
     """All 70 cards shuffled and dealt one at a time for round 1; the rest is the deck."""
     cards = list(range(CARD_COUNT))
     rng.shuffle(cards)
@@ -47,7 +48,7 @@ def _problem(message: str) -> SetupError:
     return SetupError(f"modern-art setup: {message}")
 
 
-def _id_list(key: str, value: object) -> list:
+def _id_list(key: str, value: object) -> list[int]:
     if not isinstance(value, list) or not all(type(card) is int for card in value):
         raise _problem(f"{key} must be a list of card ids, got {value!r}")
     return value
@@ -55,7 +56,7 @@ def _id_list(key: str, value: object) -> list:
 
 def check_setup(setup: object, phantom: bool) -> None:
     """Raise :class:`SetupError` naming the first problem of ``setup``; return when it is sound."""
-    check_setup_keys(setup, REQUIRED_KEYS, KEYS, _problem)
+    setup = check_setup_keys(setup, REQUIRED_KEYS, KEYS, _problem)
     players = setup["players"]
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise _problem(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")

@@ -14,9 +14,10 @@ long chain of forced moves (every seat down to one card) never grows the stack.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.base import GameState
+from arena.games.base import GameState, LogEntry
 from arena.games.modern_art.cards import (
     ARTISTS,
     CARD_ARTIST,
@@ -56,7 +57,7 @@ def _text(value: object) -> str:
 class ModernArtState(GameState):
     """A Modern Art game in progress: every hand, the deck and phantom pile, the table, the auction."""
 
-    def __init__(self, setup: dict, options: dict) -> None:
+    def __init__(self, setup: dict[str, Any], options: dict[str, Any]) -> None:
         players = setup["players"]
         self.players = players
         self.phantom = bool(options.get("phantom"))
@@ -73,21 +74,22 @@ class ModernArtState(GameState):
         self._clear_auction()
         self.seat = self.decision = self.legal = None
         self.upcoming: int | None = None
-        self.log: list = []
+        self.log: list[LogEntry] = []
         self._start_round(setup["first"])
         self._run_turns()
 
     def _new_round_table(self) -> None:
         self.counts = [0] * len(ARTISTS)
-        self.bought = [[] for _ in range(self.players)]
+        self.bought: list[list[int]] = [[] for _ in range(self.players)]
         self.played: list[int] = []
 
     def _clear_auction(self) -> None:
         #: the player who played this turn's card, and the seat paid for the lot (they differ
         #: when another player added the second card to a double)
-        self.turn = self.auctioneer = None
+        self.turn: int | None = None
+        self.auctioneer: int | None = None
         self.lot: list[int] = []
-        self.kind = None
+        self.kind: int | None = None
         self.high = 0
         self.high_bidder: int | None = None
         #: open: seats that passed since the last raise; once around and fixed: all passes so far
@@ -97,18 +99,20 @@ class ModernArtState(GameState):
 
     # -- the runner's interface --
 
-    def apply(self, action: dict) -> None:
-        handler = _HANDLERS.get(self.decision)
+    def apply(self, action: dict[str, Any]) -> None:
+        handler = _HANDLERS.get(self.decision or "")
         if handler is None:
             raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})")
         handler(self, action)
         if self.upcoming is not None:
             self._run_turns()
 
-    def default_action(self) -> dict:
+    def default_action(self) -> dict[str, Any]:
         decision = self.decision
+        legal = self.legal
         if decision == "play_card":
-            return {"card": self.legal["cards"][0]}
+            assert legal is not None  # every decision has its legal object
+            return {"card": legal["cards"][0]}
         if decision == "add_double":
             return {"card": None}
         if decision == "bid":
@@ -116,14 +120,15 @@ class ModernArtState(GameState):
         if decision == "sealed_bid":
             return {"bid": 0}
         if decision == "set_price":
-            return {"price": self.legal["min"]}
+            assert legal is not None
+            return {"price": legal["min"]}
         if decision == "accept_price":
             return {"accept": False}
         if decision == "flip_phantom":
             return {"flip": False}
         raise IllegalAction("the game is over; no action is asked")
 
-    def view(self, seat: int) -> dict:
+    def view(self, seat: int) -> dict[str, Any]:
         return build_view(self, seat)
 
     def money(self) -> list[int]:
@@ -180,7 +185,7 @@ class ModernArtState(GameState):
         if self.round == 0:
             return [hand[:] for hand in hands], len(self.pile)
         share = DEALS[players + self.phantom][self.round]
-        new = [[] for _ in range(players)]
+        new: list[list[int]] = [[] for _ in range(players)]
         phantom_dealt = 0
         taken = 0
         for _ in range(share):
@@ -237,6 +242,7 @@ class ModernArtState(GameState):
             self._start_auction(kind)
 
     def _next_turn(self) -> None:
+        assert self.auctioneer is not None  # a turn's auction is ending
         seat = self.auctioneer + 1
         self.upcoming = seat if seat < self.players else 0
 
@@ -247,6 +253,7 @@ class ModernArtState(GameState):
         self.high = 0
         self.high_bidder = None
         self.passed = []
+        assert self.auctioneer is not None  # the turn's card is played
         first = self.auctioneer + 1
         if first == self.players:
             first = 0
@@ -286,6 +293,7 @@ class ModernArtState(GameState):
     def _close_bidding(self) -> None:
         winner = self.high_bidder
         if winner is None:
+            assert self.auctioneer is not None  # an auction is on
             self._sell(self.auctioneer, 0)
         else:
             self._sell(winner, self.high)
@@ -308,6 +316,7 @@ class ModernArtState(GameState):
         self.log.append((None, {"type": "reveal", "bids": bids[:]}))
         best = max(bids)
         auctioneer = winner = self.auctioneer
+        assert auctioneer is not None and winner is not None  # an auction is on
         if best and bids[auctioneer] != best:
             winner = auctioneer
             while bids[winner] != best:
@@ -315,6 +324,7 @@ class ModernArtState(GameState):
         self._sell(winner, best)
 
     def _ask_price(self) -> None:
+        assert self.auctioneer is not None  # an auction is on
         purse = self.cash[self.auctioneer]
         if purse >= 2:
             self.seat = self.auctioneer
@@ -326,6 +336,7 @@ class ModernArtState(GameState):
     def _set_price(self, price: int) -> None:
         self.price = price
         self.log.append((None, {"type": "price", "seat": self.auctioneer, "price": price}))
+        assert self.auctioneer is not None  # an auction is on
         seat = self.auctioneer + 1
         self._ask_accept(seat if seat < self.players else 0)
 
@@ -378,9 +389,11 @@ class ModernArtState(GameState):
     def _sell(self, buyer: int, price: int) -> None:
         """``buyer`` takes the lot for ``price``: paid to the auctioneer, or the bank when it buys itself."""
         money, auctioneer = self.cash, self.auctioneer
+        assert auctioneer is not None  # an auction is on
         payments = []
         if price:
             original = self.turn
+            assert original is not None  # the turn's card was played
             money[buyer] -= price
             if self.split and original != auctioneer:
                 payments = self._split_payments(buyer, price, auctioneer, original)
@@ -399,7 +412,7 @@ class ModernArtState(GameState):
         else:
             self._next_turn()
 
-    def _split_payments(self, buyer: int, price: int, auctioneer: int, original: int) -> list[dict]:
+    def _split_payments(self, buyer: int, price: int, auctioneer: int, original: int) -> list[dict[str, Any]]:
         """Option ``double_split``: share ``price`` between the lot's two auctioneers (money already paid)."""
         low = price // 2
         high = price - low
@@ -454,7 +467,7 @@ class ModernArtState(GameState):
         self._start_round(starter if starter < self.players else 0)
 
     def _round_end_event(self, ender: int | None, reason: str, payouts: list[int], ranked: list[int],
-                         values: list[int]) -> dict:
+                         values: list[int]) -> dict[str, Any]:
         return {
             "type": "round_end", "round": self.round + 1, "reason": reason, "ended_by": ender,
             "counts": {ARTISTS[artist]: count for artist, count in enumerate(self.counts)},
@@ -473,26 +486,28 @@ class ModernArtState(GameState):
     # -- checking and applying a bot's action --
 
     def _malformed(self, action: object) -> MalformedAction:
-        return MalformedAction(f"{self.decision}: expected {SHAPES[self.decision]}, got {_text(action)} "
+        return MalformedAction(f"{self.decision}: expected {SHAPES.get(self.decision or '')}, got {_text(action)} "
                                f"(legal: {_text(self.legal)})")
 
     def _illegal(self, action: object, why: str) -> IllegalAction:
         return IllegalAction(f"{self.decision}: {_text(action)} is not allowed: {why} "
                              f"(legal: {_text(self.legal)})")
 
-    def _on_play_card(self, action: dict) -> None:
+    def _on_play_card(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or type(action.get("card")) is not int:
             raise self._malformed(action)
         card = action["card"]
+        assert self.legal is not None and self.seat is not None  # a seat is deciding
         if card not in self.legal["cards"]:
             raise self._illegal(action, f"card {card} is not in your hand")
         self._play(self.seat, card)
 
-    def _on_add_double(self, action: dict) -> None:
+    def _on_add_double(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or "card" not in action:
             raise self._malformed(action)
         card = action["card"]
         seat = self.seat
+        assert self.legal is not None and seat is not None  # a seat is deciding
         if card is None:
             seat = seat + 1 if seat + 1 < self.players else 0
             if seat == self.turn:
@@ -504,11 +519,12 @@ class ModernArtState(GameState):
             raise self._illegal(action, f"card {card} is not a card of yours that can join this double")
         self._add_double(seat, card)
 
-    def _on_bid(self, action: dict) -> None:
+    def _on_bid(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or "bid" not in action:
             raise self._malformed(action)
         bid = action["bid"]
         seat = self.seat
+        assert self.legal is not None and seat is not None  # a seat is deciding
         if bid is None:
             self.passed.append(seat)
             self.log.append((None, {"type": "pass", "seat": seat}))
@@ -526,11 +542,12 @@ class ModernArtState(GameState):
             return self._close_bidding()
         self._ask_bidder(seat + 1 if seat + 1 < self.players else 0)
 
-    def _on_sealed_bid(self, action: dict) -> None:
+    def _on_sealed_bid(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or "bid" not in action:
             raise self._malformed(action)
         bid = action["bid"]
         seat = self.seat
+        assert seat is not None  # a seat is deciding
         if bid is None:
             bid = 0
         elif type(bid) is not int:
@@ -543,29 +560,32 @@ class ModernArtState(GameState):
             return self._reveal()
         self._ask_sealed(seat + 1 if seat + 1 < self.players else 0)
 
-    def _on_set_price(self, action: dict) -> None:
+    def _on_set_price(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or type(action.get("price")) is not int:
             raise self._malformed(action)
         price = action["price"]
         legal = self.legal
+        assert legal is not None  # a seat is deciding
         if not legal["min"] <= price <= legal["max"]:
             raise self._illegal(action, f"the price must be from {legal['min']} to {legal['max']}")
         self._set_price(price)
 
-    def _on_accept_price(self, action: dict) -> None:
+    def _on_accept_price(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or type(action.get("accept")) is not bool:
             raise self._malformed(action)
         seat = self.seat
+        assert seat is not None  # a seat is deciding
         if action["accept"]:
             return self._sell(seat, self.price)
         self.passed.append(seat)
         self.log.append((None, {"type": "decline", "seat": seat}))
         self._ask_accept(seat + 1 if seat + 1 < self.players else 0)
 
-    def _on_flip_phantom(self, action: dict) -> None:
+    def _on_flip_phantom(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or type(action.get("flip")) is not bool:
             raise self._malformed(action)
         if action["flip"]:
+            assert self.seat is not None  # a seat is deciding
             return self._flip(self.seat)
         self._next_turn()
 

@@ -12,14 +12,18 @@ state's fields and imports only the card table, so imports go one way.
 
 from __future__ import annotations
 
-from arena.games.base import GameState
+from typing import TYPE_CHECKING, Any
+
 from arena.games.modern_art.cards import ARTISTS, KINDS, card_object
+
+if TYPE_CHECKING:  # for the annotations only: the state imports this module
+    from arena.games.modern_art.state import ModernArtState
 
 #: the decisions taken inside an auction (the view then shows ``auction``)
 AUCTION_DECISIONS = frozenset({"add_double", "bid", "sealed_bid", "set_price", "accept_price"})
 
 
-def build_view(state: GameState, seat: int) -> dict:
+def build_view(state: ModernArtState, seat: int) -> dict[str, Any]:
     """The view of ``seat`` of ``state`` (a ``ModernArtState``) now (protocol.md section 1)."""
     return {
         "seat": seat,
@@ -42,8 +46,9 @@ def build_view(state: GameState, seat: int) -> dict:
     }
 
 
-def _auction_view(state: GameState, seat: int) -> dict:
+def _auction_view(state: ModernArtState, seat: int) -> dict[str, Any]:
     sealed_in = _sealed_in(state) if state.decision == "sealed_bid" else []
+    assert state.kind is not None  # an auction is on
     return {
         "cards": [card_object(card) for card in state.lot],
         "kind": KINDS[state.kind],
@@ -58,9 +63,10 @@ def _auction_view(state: GameState, seat: int) -> dict:
     }
 
 
-def _sealed_in(state: GameState) -> list[int]:
+def _sealed_in(state: ModernArtState) -> list[int]:
     """The seats whose sealed bids are in: those before the asked seat, from the auctioneer's left."""
     seats = []
+    assert state.auctioneer is not None  # an auction is on
     seat = (state.auctioneer + 1) % state.players
     while seat != state.seat:
         seats.append(seat)

@@ -10,11 +10,13 @@ decision, the problem, the action and what was legal.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.base import GameState
 from arena.games.silk_road.cards import GOOD_INDEX, GOODS, SLOTS, SPECIALS, good_of
+
+if TYPE_CHECKING:  # for the annotations only: the state imports this module
+    from arena.games.silk_road.state import SilkRoadState
 
 LOAD_KEYS = {"good"}
 WORD_KEYS = {"action"}
@@ -34,11 +36,11 @@ def _show(value: Any) -> str:
         return repr(value)
 
 
-def _refuse(error: type, state: GameState, problem: str, action: Any) -> Exception:
+def _refuse(error: type[Exception], state: SilkRoadState, problem: str, action: Any) -> Exception:
     return error(f"{state.decision}: {problem}: {_show(action)}; legal: {_show(state.legal)}")
 
 
-def _shape(state: GameState, action: Any, keys: set) -> None:
+def _shape(state: SilkRoadState, action: Any, keys: set[str]) -> None:
     """Refuse ``action`` as malformed unless it is an object with exactly ``keys``."""
     if type(action) is not dict:
         raise _refuse(MalformedAction, state, "expected a JSON object", action)
@@ -50,13 +52,13 @@ def _shape(state: GameState, action: Any, keys: set) -> None:
         raise _refuse(MalformedAction, state, f"unknown key {unknown[0]!r}", action)
 
 
-def _good(state: GameState, name: Any, action: Any) -> int:
+def _good(state: SilkRoadState, name: Any, action: Any) -> int:
     if type(name) is not str or name not in GOOD_INDEX:
         raise _refuse(MalformedAction, state, f"unknown good {_show(name)} (goods: {', '.join(GOODS)})", action)
     return GOOD_INDEX[name]
 
 
-def _int_list(state: GameState, action: dict, key: str) -> list:
+def _int_list(state: SilkRoadState, action: dict[str, Any], key: str) -> list[int]:
     value = action[key]
     if type(value) is list:
         for item in value:
@@ -67,7 +69,7 @@ def _int_list(state: GameState, action: dict, key: str) -> list:
     raise _refuse(MalformedAction, state, f"{key} must be a list of integers", action)
 
 
-def _word(state: GameState, action: Any, words: tuple) -> str:
+def _word(state: SilkRoadState, action: Any, words: tuple[str, ...]) -> str:
     if type(action) is not dict:
         raise _refuse(MalformedAction, state, "expected a JSON object", action)
     if "action" not in action:
@@ -79,7 +81,7 @@ def _word(state: GameState, action: Any, words: tuple) -> str:
     return word
 
 
-def check_load(state: GameState, action: Any) -> int:
+def check_load(state: SilkRoadState, action: Any) -> int:
     """The good to load (its index)."""
     _shape(state, action, LOAD_KEYS)
     good = _good(state, action["good"], action)
@@ -88,7 +90,7 @@ def check_load(state: GameState, action: Any) -> int:
     return good
 
 
-def check_phase1(state: GameState, action: Any) -> tuple[str, Any]:
+def check_phase1(state: SilkRoadState, action: Any) -> tuple[str, Any]:
     """``("pass", None)``, ``("buy", card)`` or ``("swap", [(ship, good), ...])``."""
     word = _word(state, action, PHASE1_WORDS)
     if word == "pass":
@@ -100,7 +102,9 @@ def check_phase1(state: GameState, action: Any) -> tuple[str, Any]:
         if type(card) is not str or card not in SPECIALS:
             raise _refuse(MalformedAction, state,
                           f"unknown special card {_show(card)} (cards: {', '.join(SPECIALS)})", action)
-        if card not in state.legal["buy"]:
+        legal = state.legal
+        assert legal is not None  # a seat is deciding
+        if card not in legal["buy"]:
             problem = "none left in supply" if not state.supply[card] else "not enough money"
             raise _refuse(IllegalAction, state, f"cannot buy {card}: {problem}", action)
         return word, card
@@ -108,7 +112,7 @@ def check_phase1(state: GameState, action: Any) -> tuple[str, Any]:
     return word, _check_swaps(state, action)
 
 
-def _check_swaps(state: GameState, action: dict) -> list[tuple[int, int]]:
+def _check_swaps(state: SilkRoadState, action: dict[str, Any]) -> list[tuple[int, int]]:
     entries = action["swaps"]
     if type(entries) is not list:
         raise _refuse(MalformedAction, state, "swaps must be a list of {ship, good} objects", action)
@@ -118,13 +122,16 @@ def _check_swaps(state: GameState, action: dict) -> list[tuple[int, int]]:
             raise _refuse(MalformedAction, state,
                           "each swap must be an object {\"ship\": integer, \"good\": good}", action)
         swaps.append((entry["ship"], _good(state, entry["good"], action)))
+    assert state.legal is not None and state.seat is not None  # a seat is deciding
     rule = state.legal["swap"]
     if rule is None:
         raise _refuse(IllegalAction, state, "no swap is possible now", action)
     if not swaps:
         raise _refuse(IllegalAction, state, "a swap changes at least one ship", action)
     if len(swaps) > rule["max_swaps"]:
-        raise _refuse(IllegalAction, state, f"a swap may change at most {rule['max_swaps']} ship{'s' if rule['max_swaps'] > 1 else ''} (1 + porters)", action)
+        ships_word = "ships" if rule["max_swaps"] > 1 else "ship"
+        raise _refuse(IllegalAction, state, f"a swap may change at most {rule['max_swaps']} {ships_word} (1 + porters)",
+                      action)
     ships = list(state.ships[state.seat])
     markers = list(state.markers)
     for ship, good in swaps:
@@ -142,7 +149,7 @@ def _check_swaps(state: GameState, action: dict) -> list[tuple[int, int]]:
     return swaps
 
 
-def check_phase2(state: GameState, action: Any) -> tuple[int, list, list] | None:
+def check_phase2(state: SilkRoadState, action: Any) -> tuple[int, list[int], list[int]] | None:
     """``None`` for a draw, or ``(good, cards, slots)`` for a delivery."""
     word = _word(state, action, PHASE2_WORDS)
     if word == "draw":
@@ -155,6 +162,7 @@ def check_phase2(state: GameState, action: Any) -> tuple[int, list, list] | None
         raise _refuse(MalformedAction, state, "cards and slots must have the same length", action)
     if not cards:
         raise _refuse(IllegalAction, state, "a delivery plays at least one card", action)
+    assert state.seat is not None  # a seat is deciding
     hand = state.hands[state.seat]
     for card in cards:
         if card not in hand:
@@ -172,12 +180,13 @@ def check_phase2(state: GameState, action: Any) -> tuple[int, list, list] | None
     return good, cards, slots
 
 
-def check_extra_draw(state: GameState, action: Any) -> int:
+def check_extra_draw(state: SilkRoadState, action: Any) -> int:
     """The number of extra cards to draw."""
     _shape(state, action, COUNT_KEYS)
     count = action["count"]
     if type(count) is not int:
         raise _refuse(MalformedAction, state, "count must be an integer", action)
+    assert state.legal is not None  # a seat is deciding
     if not 0 <= count <= state.legal["max"]:
         raise _refuse(IllegalAction, state, f"count must be 0 to {state.legal['max']}", action)
     return count

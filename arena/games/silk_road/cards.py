@@ -7,6 +7,8 @@ index in :data:`GOODS`; views and actions use its name.
 
 from __future__ import annotations
 
+from typing import Any
+
 GOODS = ("porcelain", "silk", "tea", "spice", "glass", "ore")
 GOOD_INDEX = {name: index for index, name in enumerate(GOODS)}
 CARDS_PER_GOOD = 11
@@ -38,7 +40,7 @@ def good_of(card: int) -> int:
     return card // CARDS_PER_GOOD
 
 
-def card_view(card: int) -> dict:
+def card_view(card: int) -> dict[str, Any]:
     """A goods card as views and events show it: ``{"id": 23, "good": "tea"}``."""
     return {"id": card, "good": CARD_GOOD_NAMES[card]}
 

@@ -9,13 +9,14 @@ make the deck.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from arena.errors import SetupError
 from arena.games.silk_road.cards import CARD_COUNT, GOOD_INDEX
 from arena.games.silk_road.state import SilkRoadState
 
 
-def determinize(view: dict, rng: random.Random) -> SilkRoadState:
+def determinize(view: dict[str, Any], rng: random.Random) -> SilkRoadState:
     """A state that ``view`` could be a view of, with the hidden cards dealt by ``rng``."""
     seat = view["seat"]
     own = [card["id"] for card in view["hand"]]
@@ -52,8 +53,7 @@ def determinize(view: dict, rng: random.Random) -> SilkRoadState:
     return state
 
 
-def _active(view: dict) -> int:
+def _active(view: dict[str, Any]) -> int:
     """Whose turn it is: the seat to move, except in the setup's loading round (the first player's)."""
-    if view["phase"] == "loading" or view["to_move"] is None:
-        return view["first"]
-    return view["to_move"]
+    active: int = view["first"] if view["phase"] == "loading" or view["to_move"] is None else view["to_move"]
+    return active

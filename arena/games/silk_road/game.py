@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from arena.errors import OptionError
-from arena.games.base import Game, GameState, Option
+from arena.games.base import Game, GameState, LogEntry, Option
 from arena.games.silk_road import setup as setups
 from arena.games.silk_road.determinize import determinize
 from arena.games.silk_road.narrate import narrate
@@ -21,24 +22,24 @@ class SilkRoad(Game):
     max_players = setups.MAX_PLAYERS
     options = {"start_money": Option(int, 0, "money each player starts with (0 or more)")}
 
-    def check_options(self, players: int, options: dict) -> dict:
+    def check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
         full = super().check_options(players, options)
         if full["start_money"] < 0:
             raise OptionError(f"option start_money of {self.name} cannot be negative, got {full['start_money']}")
         return full
 
-    def random_setup(self, players: int, options: dict, rng: random.Random) -> dict:
+    def random_setup(self, players: int, options: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         start_money = options.get("start_money", self.options["start_money"].default)
         return setups.random_setup(players, start_money, rng)
 
-    def check_setup(self, setup: dict, options: dict) -> None:
+    def check_setup(self, setup: dict[str, Any], options: dict[str, Any]) -> None:
         setups.check_setup(setup)
 
-    def new_state(self, setup: dict, options: dict) -> GameState:
+    def new_state(self, setup: dict[str, Any], options: dict[str, Any]) -> GameState:
         return SilkRoadState(setup, options.get("start_money", self.options["start_money"].default))
 
-    def determinize(self, view: dict, options: dict, rng: random.Random) -> GameState:
+    def determinize(self, view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> GameState:
         return determinize(view, rng)
 
-    def narrate(self, log: list, players: list[str]) -> list[str]:
+    def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         return narrate(log, players)

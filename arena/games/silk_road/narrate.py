@@ -8,14 +8,16 @@ prints the final money after it.
 
 from __future__ import annotations
 
-from arena.games.base import seat_names
+from typing import Any
+
+from arena.games.base import LogEntry, seat_names
 
 
-def _goods_of(cards: list) -> str:
+def _goods_of(cards: list[dict[str, Any] | None]) -> str:
     return ", ".join("-" if card is None else card["good"] for card in cards)
 
 
-def narrate(log: list, players: list[str]) -> list[str]:
+def narrate(log: list[LogEntry], players: list[str]) -> list[str]:
     names = seat_names(players)
     lines: list[str] = []
     loads: list[str] = []
@@ -32,7 +34,7 @@ def narrate(log: list, players: list[str]) -> list[str]:
         if audience is not None:
             continue
         kind = event["type"]
-        seat = event.get("seat")
+        seat: Any = event.get("seat")
         if kind == "setup":
             lines.append(f"Setup: {event['players']} players, {names[event['first']]} first; "
                          f"market {_goods_of(event['market'])}; {event['deck']} cards in the deck; "

@@ -9,6 +9,7 @@ Any subset of the 66 cards may be used; the cards left out are not in the game.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from arena.errors import SetupError
 from arena.games.base import check_card_ids, check_setup_keys, check_setup_money
@@ -20,7 +21,7 @@ REQUIRED_KEYS = ("players", "hands", "market", "deck", "first")
 KEYS = REQUIRED_KEYS + ("money",)
 
 
-def random_setup(players: int, start_money: int, rng: random.Random) -> dict:
+def random_setup(players: int, start_money: int, rng: random.Random) -> dict[str, Any]:
     """All 66 cards shuffled: three to each hand, six to the market, the rest the deck."""
     cards = list(range(CARD_COUNT))
     rng.shuffle(cards)
@@ -44,7 +45,7 @@ def _is_int(value: object) -> bool:
     return type(value) is int
 
 
-def _id_list(key: str, value: object, allow_empty_slots: bool = False) -> list:
+def _id_list(key: str, value: object, allow_empty_slots: bool = False) -> list[Any]:
     if not isinstance(value, list) or not all(
         _is_int(card) or (allow_empty_slots and card is None) for card in value
     ):
@@ -55,7 +56,7 @@ def _id_list(key: str, value: object, allow_empty_slots: bool = False) -> list:
 
 def check_setup(setup: object) -> None:
     """Raise :class:`SetupError` naming the first problem of ``setup``; return when it is sound."""
-    check_setup_keys(setup, REQUIRED_KEYS, KEYS, _problem)
+    setup = check_setup_keys(setup, REQUIRED_KEYS, KEYS, _problem)
     players = setup["players"]
     if not _is_int(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SetupError(f"silk-road setup: players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")

@@ -17,6 +17,7 @@ in phase 1 happens in ``phase1``: it completes the purchase.
 from __future__ import annotations
 
 from bisect import insort
+from typing import Any
 
 from arena.errors import IllegalAction, SetupError
 from arena.games.base import GameState, competition_ranks
@@ -45,7 +46,7 @@ CHEAPEST = min(COSTS.values())
 class SilkRoadState(GameState):
     """One game of Maritime Silk Road in progress."""
 
-    def __init__(self, setup: dict, start_money: int) -> None:
+    def __init__(self, setup: dict[str, Any], start_money: int) -> None:
         """The state at the first real decision of the (checked) ``setup``."""
         players = setup["players"]
         self.place(
@@ -65,8 +66,9 @@ class SilkRoadState(GameState):
             self.log.append((seat, {"type": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
         self.resume()
 
-    def place(self, *, hands: list, market: list, covered: list, deck: list, coins: list, ships: list,
-              specials: list, supply: dict, first: int, active: int, phase: str) -> None:
+    def place(self, *, hands: list[list[int]], market: list[int | None], covered: list[int], deck: list[int],
+              coins: list[int], ships: list[list[int]], specials: list[dict[str, Any]], supply: dict[str, Any],
+              first: int, active: int, phase: str) -> None:
         """Set every field from a position (``deck`` top first; ``ships`` as good indices, -1 unloaded).
 
         The log starts empty; :meth:`resume` then stands the state at its decision.
@@ -89,12 +91,12 @@ class SilkRoadState(GameState):
         self.first = first
         self.active = active
         self.phase = phase
-        self.loading = []
+        self.loading: list[tuple[int, int]] = []
         in_game = sum(map(len, self.hands)) + len(self.deck) + len(self.covered) + SLOTS - self.market.count(None)
         if in_game == CARD_COUNT:
-            self.absent = ()
+            self.absent: tuple[int, ...] = ()
         else:
-            present = {card for hand in self.hands for card in hand}
+            present: set[int | None] = {card for hand in self.hands for card in hand}
             present.update(self.deck, self.covered, self.market)
             self.absent = tuple(card for card in range(CARD_COUNT) if card not in present)
 
@@ -125,9 +127,10 @@ class SilkRoadState(GameState):
     def money(self) -> list[int]:
         return list(self.coins)
 
-    def default_action(self) -> dict:
+    def default_action(self) -> dict[str, Any]:
         decision = self.decision
         if decision == "load_ship":
+            assert self.legal is not None  # a seat is deciding
             return {"good": self.legal["goods"][0]}
         if decision == "phase1":
             return {"action": "pass"}
@@ -135,7 +138,7 @@ class SilkRoadState(GameState):
             return {"action": "draw"}
         return {"count": 0}
 
-    def view(self, seat: int) -> dict:
+    def view(self, seat: int) -> dict[str, Any]:
         return build_view(self, seat)
 
     def clone(self) -> "SilkRoadState":
@@ -160,7 +163,7 @@ class SilkRoadState(GameState):
 
     # -- acting --
 
-    def apply(self, action: dict) -> None:
+    def apply(self, action: dict[str, Any]) -> None:
         decision = self.decision
         if decision == "phase2":
             delivery = check_phase2(self, action)

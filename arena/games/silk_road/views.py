@@ -13,14 +13,18 @@ state's fields and imports only the card table, so imports go one way.
 
 from __future__ import annotations
 
-from arena.games.base import GameState
+from typing import TYPE_CHECKING, Any
+
 from arena.games.silk_road.cards import CARD_GOOD_NAMES, GOODS
+
+if TYPE_CHECKING:  # for the annotations only: the state imports this module
+    from arena.games.silk_road.state import SilkRoadState
 
 #: a ship's cargo as views show it: a good's name, or None while it waits to be loaded
 CARGO_NAMES = GOODS + (None,)
 
 
-def build_view(state: GameState, seat: int) -> dict:
+def build_view(state: SilkRoadState, seat: int) -> dict[str, Any]:
     """The view of ``seat`` (JSON-compatible, freshly built: the bot may keep or change it)."""
     coins = state.coins
     hands = state.hands
