@@ -12,9 +12,10 @@ import hashlib
 import logging
 from time import perf_counter
 from dataclasses import dataclass, asdict
-from typing import Any
+from typing import Any, Callable, Protocol, Sequence
 
 from arena.errors import ActionError, BotCrashed, BotFault, BotTimeout, MalformedAction
+from arena.games.base import Game, GameState, LogEntry
 from arena.safetext import cap_detail
 
 log = logging.getLogger("arena.match")
@@ -32,10 +33,10 @@ class Limits:
     #: a bot process may play several games in a row (faster, but it can remember); default: fresh per game
     reuse: bool = False
 
-    def time_message(self) -> dict:
+    def time_message(self) -> dict[str, Any]:
         return {"start_ms": self.start_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The limits as plain JSON (``reuse`` only when set, so older definitions keep their digests)."""
         values = asdict(self)
         if not self.reuse:
@@ -49,7 +50,7 @@ def derive_seed(*parts: Any) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-class Request(dict):
+class Request(dict[str, Any]):
     """A ``decide`` message whose ``view`` and ``events`` are built only when read.
 
     Building a view costs more than most bots' whole decision, and many bots
@@ -58,8 +59,13 @@ class Request(dict):
     """
 
     __slots__ = ("_state", "_seat", "_first", "_last")
+    _state: GameState
+    _seat: int
+    _first: int
+    _last: int
 
     def __missing__(self, key: str) -> Any:
+        value: dict[str, Any] | list[dict[str, Any]]
         if key == "view":
             value = self._state.view(self._seat)
         elif key == "events":
@@ -82,15 +88,32 @@ class Request(dict):
     def __contains__(self, key: object) -> bool:
         return key in ("view", "events") or dict.__contains__(self, key)
 
-    def full(self) -> dict:
+    def full(self) -> dict[str, Any]:
         """A plain dict with the view and events built."""
         self["view"], self["events"]  # noqa: B018 - builds both
         return dict(self)
 
 
-def events_for(log_: list, seat: int, first: int, last: int | None = None) -> list:
+def events_for(log_: list[LogEntry], seat: int, first: int, last: int | None = None) -> list[dict[str, Any]]:
     """The events of ``log_[first:last]`` that ``seat`` may see."""
     return [event for audience, event in log_[first:last] if audience is None or audience == seat]
+
+
+class Seat(Protocol):
+    """A seat adapter: how the game loop talks to one seat's bot, wherever it runs (:class:`InProcessBot`,
+    the sandbox's process adapters). ``decide`` returns the bot's answer (anything: the loop checks it) and
+    the milliseconds charged against the limits; a misbehaving bot raises :class:`arena.errors.BotFault`."""
+
+    @property
+    def clock(self) -> str: ...
+
+    def start(self, info: dict[str, Any], limit_ms: float) -> None: ...
+
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]: ...
+
+    def end(self, info: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class InProcessBot:
@@ -102,11 +125,11 @@ class InProcessBot:
 
     clock = "wall"
 
-    def __init__(self, factory: Any) -> None:
+    def __init__(self, factory: Callable[[], Any]) -> None:
         self.factory = factory
         self.bot: Any = None
 
-    def start(self, info: dict, limit_ms: float) -> None:
+    def start(self, info: dict[str, Any], limit_ms: float) -> None:
         began = perf_counter()
         try:
             self.bot = self.factory()
@@ -119,7 +142,7 @@ class InProcessBot:
         if used > limit_ms:
             raise BotTimeout(f"start took {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
 
-    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         began = perf_counter()
         try:
             action = self.bot.decide(request)
@@ -130,7 +153,7 @@ class InProcessBot:
             raise BotTimeout(f"answered after {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
         return action, used
 
-    def end(self, info: dict) -> None:
+    def end(self, info: dict[str, Any]) -> None:
         end = getattr(self.bot, "end", None)
         if end is not None:
             try:
@@ -144,18 +167,18 @@ class InProcessBot:
 
 
 def play_game(
-    game: Any,
-    options: dict,
-    setup: dict,
-    bots: list[Any],
+    game: Game,
+    options: dict[str, Any],
+    setup: dict[str, Any],
+    bots: Sequence[Seat],
     names: list[str],
     *,
     game_id: str,
     seed: int,
     bot_seeds: list[int],
     limits: Limits = Limits(),
-    keep_state: list | None = None,
-) -> dict:
+    keep_state: list[GameState] | None = None,
+) -> dict[str, Any]:
     """Play one game to its end and return its record.
 
     :param bots: one adapter per seat (``start``/``decide``/``end``, see
@@ -165,8 +188,8 @@ def play_game(
     """
     players = len(bots)
     state = game.new_state(setup, options)
-    moves: list[dict] = []
-    faults: list[dict] = []
+    moves: list[dict[str, Any]] = []
+    faults: list[dict[str, Any]] = []
     fault_count = [0] * players
     stopped = [False] * players
     bank = [float(limits.bank_ms)] * players
@@ -174,7 +197,7 @@ def play_game(
     move_ms = limits.move_ms
     setup_public = {"money": state.money(), "first": setup.get("first", 0)}
 
-    def fault(seat: int, decision: str, kind: str, detail: str, move: int | None, **extra) -> None:
+    def fault(seat: int, decision: str | None, kind: str, detail: str, move: int | None, **extra: Any) -> None:
         entry = {"seat": seat, "move": move, "decision": decision, "kind": kind, "detail": cap_detail(detail)}
         entry.update(extra)
         faults.append(entry)
@@ -184,6 +207,7 @@ def play_game(
         log.warning("game %s: seat %d (%s) %s fault in %s: %s", game_id, seat, names[seat], kind, decision,
                     entry["detail"])
 
+    seat: int | None
     for seat, bot in enumerate(bots):
         info = {
             "type": "start",

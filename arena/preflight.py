@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from arena.entrants import Entrant
 from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout
 from arena.games.base import Game
-from arena.match import Limits, derive_seed
+from arena.match import Limits, Seat, derive_seed
 from arena.plugins import Plugins
 from arena.seating import close_seats, open_seat
 from arena.versions import module_importable
@@ -95,7 +95,7 @@ def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, san
         raise BotCheckFailed(" ".join(message.split()))
 
 
-def _start(seat: Any, info: dict[str, Any], limits: Limits, key: str, causes: dict[str, str]) -> None:
+def _start(seat: Seat, info: dict[str, Any], limits: Limits, key: str, causes: dict[str, str]) -> None:
     """Send ``start`` and keep what went wrong, if anything (runs in a thread of its own)."""
     try:
         seat.start(info, limits.start_ms)

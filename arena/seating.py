@@ -5,16 +5,17 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from typing import Any
+from typing import Any, Sequence
 
 from arena.entrants import Entrant
-from arena.match import InProcessBot, Limits
+from arena.match import InProcessBot, Limits, Seat
+from arena.plugins import Plugins
 from arena.sandbox import open_process_bot
 
 SANDBOX_MODES = ("process", "none")
 
 
-def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Any) -> Any:
+def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Plugins) -> Seat:
     """An adapter that plays ``entrant`` in one seat, under ``sandbox``.
 
     ``none`` runs Python bots in this process (trusted code only); an external
@@ -26,7 +27,7 @@ def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Any) -> A
     return open_process_bot(entrant, limits, plugins, isolate=(sandbox == "process"))
 
 
-def close_seats(seats: list[Any]) -> None:
+def close_seats(seats: Sequence[Seat]) -> None:
     """Stop every seat's process (if any)."""
     for seat in seats:
         try:
@@ -65,7 +66,7 @@ class SeatPool:
     on and broken ones (died, timed out) are closed. ``close()`` stops them all.
     """
 
-    def __init__(self, plugins: Any, sandbox: str, limits: Limits) -> None:
+    def __init__(self, plugins: Plugins, sandbox: str, limits: Limits) -> None:
         self.plugins = plugins
         self.sandbox = sandbox
         self.limits = limits
@@ -77,7 +78,8 @@ class SeatPool:
         seats = []
         for entrant in entrants:
             idle = self.idle.get(entrant.key)
-            seat = idle.pop() if idle else open_seat(entrant, self.sandbox, self.limits, self.plugins)
+            # Any: the pool tags each adapter with the entrant it plays (read back in release)
+            seat: Any = idle.pop() if idle else open_seat(entrant, self.sandbox, self.limits, self.plugins)
             seat.entrant = entrant
             seats.append(seat)
         return seats

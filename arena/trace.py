@@ -29,7 +29,7 @@ from time import perf_counter
 from typing import Any, Callable, Iterator, TextIO
 
 from arena.errors import BotFault
-from arena.match import InProcessBot
+from arena.match import InProcessBot, Seat
 
 
 class StderrCursor:
@@ -37,7 +37,7 @@ class StderrCursor:
 
     ANCHOR = 256
 
-    def __init__(self, seat: Any) -> None:
+    def __init__(self, seat: Seat) -> None:
         self.seat = seat
         self.captured = io.StringIO()
         self.seen = self._text()
@@ -66,7 +66,7 @@ class StderrCursor:
 
 
 @contextlib.contextmanager
-def captured_output(seat: Any, into: io.StringIO) -> Iterator[None]:
+def captured_output(seat: Seat, into: io.StringIO) -> Iterator[None]:
     """While an in-process bot runs, its ``print`` and stderr go to ``into`` (other seats: nothing to do)."""
     if not isinstance(seat, InProcessBot):
         yield
@@ -78,7 +78,7 @@ def captured_output(seat: Any, into: io.StringIO) -> Iterator[None]:
 class TracedSeat:
     """A seat adapter that passes everything through and writes each exchange as a JSON line."""
 
-    def __init__(self, seat: Any, number: int, name: str, stream: TextIO | None = None) -> None:
+    def __init__(self, seat: Seat, number: int, name: str, stream: TextIO | None = None) -> None:
         self.seat = seat
         self.number = number
         self.name = name

@@ -58,7 +58,8 @@ def new_bot(name: str, folder: Path | None) -> None:
 @click.option("--memory-mb", type=click.IntRange(16), default=512, show_default=True, help="Memory per bot process.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def check_bot(ctx, spec, game_name, games, seed, sandbox, move_ms, bank_ms, start_ms, memory_mb, as_json) -> None:
+def check_bot(ctx: click.Context, spec: str, game_name: str | None, games: int, seed: int, sandbox: str, move_ms: int,
+              bank_ms: int, start_ms: int, memory_mb: int, as_json: bool) -> None:
     """Check that BOT plays legally, in time and reproducibly, against `random`.
 
     BOT is a bot spec (NAME, NAME:key=value,..., NAME=cmd:COMMAND or

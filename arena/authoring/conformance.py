@@ -22,8 +22,10 @@ from tabulate import tabulate
 
 from arena.entrants import Entrant, check_entrants_play, parse_spec
 from arena.errors import BadBotSpec
-from arena.match import InProcessBot, Limits, derive_seed, play_game
-from arena.sandbox.output import escape
+from arena.games.base import Game
+from arena.match import InProcessBot, Limits, Seat, derive_seed, play_game
+from arena.plugins import Plugins
+from arena.safetext import escape
 from arena.seating import SeatPool
 from arena.trace import StderrCursor, captured_output
 
@@ -43,7 +45,7 @@ class GameCheck:
     bank_ms: int
     games: int = 0
     player_counts: list[int] = field(default_factory=list)
-    faults: list[dict] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
     #: per answered decision: the time charged against the limits (on the seat's clock), CPU and wall time
     times_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
@@ -54,16 +56,16 @@ class GameCheck:
     difference: str | None = None
 
     @property
-    def faults_by_kind(self) -> Counter:
+    def faults_by_kind(self) -> Counter[str]:
         return Counter(fault["kind"] for fault in self.faults)
 
     @property
     def deterministic(self) -> bool:
         return self.difference is None
 
-    def examples(self) -> list[dict]:
+    def examples(self) -> list[dict[str, Any]]:
         """The first faults of each kind, in the order they happened."""
-        seen: Counter = Counter()
+        seen: Counter[str] = Counter()
         chosen = []
         for fault in self.faults:
             seen[fault["kind"]] += 1
@@ -82,11 +84,11 @@ class GameCheck:
         ordered = sorted(times)
         return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
-    def spread(self, times: list[float]) -> dict:
+    def spread(self, times: list[float]) -> dict[str, Any]:
         return {key: self.percentile(share, times) for key, share in
                 (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
             "opponent": self.opponent,
@@ -128,7 +130,7 @@ class BotReport:
         """The check of ``game``."""
         return next(check for check in self.checks if check.game == game)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"bot": self.bot, "sandbox": self.sandbox, "faulted": self.faulted,
                 "games": [check.as_dict() for check in self.checks]}
 
@@ -167,7 +169,7 @@ class BotReport:
         return "\n".join(lines)
 
 
-def _spread(times: dict | None) -> str:
+def _spread(times: dict[str, Any] | None) -> str:
     if not times:
         return "-"
     return " / ".join(f"{times[key]:.2f}" for key in ("p50", "p90", "max"))
@@ -185,7 +187,7 @@ class TimedSeat:
     time for an in-process bot) and the wall time of the exchange.
     """
 
-    def __init__(self, seat: Any, check: "GameCheck | None") -> None:
+    def __init__(self, seat: Seat, check: "GameCheck | None") -> None:
         self.seat = seat
         self.check = check
         self.cursor = StderrCursor(seat)
@@ -207,14 +209,14 @@ class TimedSeat:
     def _look(self) -> None:
         self.written += self.cursor.fresh()
 
-    def start(self, info: dict, limit_ms: float) -> None:
+    def start(self, info: dict[str, Any], limit_ms: float) -> None:
         try:
             with captured_output(self.seat, self.cursor.captured):
                 self.seat.start(info, limit_ms)
         finally:
             self._look()
 
-    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         cpu_before, began = self._cpu_ns(), time.perf_counter()
         try:
             with captured_output(self.seat, self.cursor.captured):
@@ -230,7 +232,7 @@ class TimedSeat:
                 self.check.cpu_ms.append((cpu_after - cpu_before) / 1e6)
         return action, used
 
-    def end(self, info: dict) -> None:
+    def end(self, info: dict[str, Any]) -> None:
         with captured_output(self.seat, self.cursor.captured):
             self.seat.end(info)
         self._look()
@@ -251,11 +253,13 @@ class ObjectEntrant(Entrant):
 
     make: Callable[[], Any] | None = field(default=None, compare=False)
 
-    def factory(self, plugins: Any) -> Callable[[], Any]:
+    def factory(self, plugins: Plugins) -> Callable[[], Any]:
+        if self.make is None:
+            raise BadBotSpec(f"bot {self.name} was made without a factory")
         return self.make
 
 
-def entrant_for(bot: Any, plugins: Any, sandbox: str) -> Entrant:
+def entrant_for(bot: str | Callable[..., Any], plugins: Plugins, sandbox: str) -> Entrant:
     """The entrant of a bot spec, or of a Python class or factory (see ``arena.testing.check_bot``)."""
     if isinstance(bot, str):
         return parse_spec(bot, plugins)
@@ -271,7 +275,7 @@ def entrant_for(bot: Any, plugins: Any, sandbox: str) -> Entrant:
     return parse_spec(f"{name}=py:{where}")
 
 
-def games_of(entrant: Entrant, plugins: Any, game: str | None) -> list[str]:
+def games_of(entrant: Entrant, plugins: Plugins, game: str | None) -> list[str]:
     """The games to check: ``game`` alone, else every game the bot plays."""
     if game is not None:
         check_entrants_play(plugins.game(game), [entrant], plugins)
@@ -279,7 +283,7 @@ def games_of(entrant: Entrant, plugins: Any, game: str | None) -> list[str]:
     return [name for name in sorted(plugins.games) if entrant.plays(name, plugins)]
 
 
-def check_bot_games(entrant: Entrant, plugins: Any, *, game: str | None = None, games: int = 6,
+def check_bot_games(entrant: Entrant, plugins: Plugins, *, game: str | None = None, games: int = 6,
                     sandbox: str = "process", limits: Limits = Limits(), seed: int = 1) -> BotReport:
     """Play ``entrant`` against ``random`` in each of its games and report what happened."""
     pool = SeatPool(plugins, sandbox, limits)
@@ -291,7 +295,7 @@ def check_bot_games(entrant: Entrant, plugins: Any, *, game: str | None = None, 
     return BotReport(entrant.name, sandbox, checks)
 
 
-def _check_one_game(entrant: Entrant, game: Any, plugins: Any, pool: SeatPool, games: int,
+def _check_one_game(entrant: Entrant, game: Game, plugins: Plugins, pool: SeatPool, games: int,
                     limits: Limits, seed: int) -> GameCheck:
     opponent = parse_spec("random", plugins)
     if not opponent.plays(game.name, plugins):
@@ -319,8 +323,8 @@ def _check_one_game(entrant: Entrant, game: Any, plugins: Any, pool: SeatPool, g
     return check
 
 
-def _play(game: Any, entrants: list[Entrant], seat: int, seed: int, game_id: str, pool: SeatPool,
-          limits: Limits, plugins: Any, check: GameCheck | None) -> tuple[dict, list[str]]:
+def _play(game: Game, entrants: list[Entrant], seat: int, seed: int, game_id: str, pool: SeatPool,
+          limits: Limits, plugins: Plugins, check: GameCheck | None) -> tuple[dict[str, Any], list[str]]:
     """Play one game with the checked bot in ``seat``; its record and the bot's last stderr lines.
 
     ``check`` (None for a repeat) gets the checked seat's decision times.
@@ -339,7 +343,7 @@ def _play(game: Any, entrants: list[Entrant], seat: int, seed: int, game_id: str
         pool.release(seats)
 
 
-def _first_difference(first: dict, second: dict) -> str | None:
+def _first_difference(first: dict[str, Any], second: dict[str, Any]) -> str | None:
     """Where two plays of the same game first differ (None when they do not)."""
     for index, (one, two) in enumerate(zip(first["moves"], second["moves"])):
         if one != two:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
-from typing import Any
 
 from arena import __version__
 from arena.authoring.templates import FILES
 from arena.errors import ScaffoldError
+from arena.plugins import Plugins
 
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -24,7 +24,7 @@ def package_name(name: str) -> str:
     return name.replace("-", "_")
 
 
-def check_name(name: str, plugins: Any) -> None:
+def check_name(name: str, plugins: Plugins) -> None:
     """Refuse a name that is not a lowercase word (hyphens allowed) or is taken."""
     if not NAME_PATTERN.fullmatch(name):
         raise ScaffoldError(
@@ -41,7 +41,7 @@ def check_name(name: str, plugins: Any) -> None:
         raise ScaffoldError(f"bot name {name!r}: a Python module {package!r} is already installed; choose another")
 
 
-def write_distribution(name: str, folder: Path, plugins: Any) -> list[Path]:
+def write_distribution(name: str, folder: Path, plugins: Plugins) -> list[Path]:
     """Write the distribution of bot ``name`` into ``folder``; the files written, in order."""
     check_name(name, plugins)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):

@@ -10,7 +10,14 @@ feature, is in docs/sandbox.md; ``arena sandbox`` shows what is in force here.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, as the type checker sees them (re-exported: ``X as X``)
+    from arena.sandbox.probe import check_required as check_required
+    from arena.sandbox.probe import protections as protections
+    from arena.sandbox.probe import weaknesses as weaknesses
+    from arena.sandbox.process import ProcessBot as ProcessBot
+    from arena.sandbox.seat import open_process_bot as open_process_bot
 
 #: Public names and the modules defining them, imported on first use so that
 #: the bot host (``python -m arena.sandbox.host``) starts without them.

@@ -156,7 +156,7 @@ class BotCgroup:
             self.cpu_fd = os.open(os.path.join(self.core, "cpu.stat"), os.O_RDONLY)
         self.frozen = False
         self.memory_v2 = where.memory_v2
-        self.slots: list[dict] = []
+        self.slots: list[dict[str, int]] = []  # file descriptors of each slot: freeze, cpu, procs
 
     def open_slots(self) -> None:
         """For a template: two child cgroups (v2) that games take in turn. The template moves itself into
@@ -217,6 +217,8 @@ class BotCgroup:
     def pids_inside(self) -> list[int]:
         """The processes in the bot's cgroup (ids as this runner sees them)."""
         folder = self.core or self.pids or self.memory
+        if folder is None:
+            return []
         try:
             with open(os.path.join(folder, "cgroup.procs")) as handle:
                 return [int(line) for line in handle if line.strip()]

@@ -17,8 +17,8 @@ With ``"template": true`` in SPEC the host is a *template*: it imports the
 bot once, then waits on a control socket (its file descriptor in ``ARENA_CONTROL_FD``) for the runner's
 requests, each carrying the pipes of one game. For each it forks a fresh bot
 (:func:`fork_game`; with cgroups, the template first moves itself into the
-cgroup slot of that game, whose descriptor comes with the request) in namespaces of its own (user, mount, PID, IPC, network),
-with a new /proc and a new scratch over /tmp, /dev/shm and its home, no
+cgroup slot of that game, whose descriptor comes with the request) in namespaces of its own (user, mount,
+PID, IPC, network), with a new /proc and a new scratch over /tmp, /dev/shm and its home, no
 capability, no inherited shared memory or file descriptor; the bot plays that
 one game and exits. A fresh game costs a fork, not an interpreter start.
 """
@@ -39,7 +39,7 @@ import orjson
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 
 
-def load_factory(spec: dict) -> Callable[..., Any]:
+def load_factory(spec: dict[str, Any]) -> Callable[..., Any]:
     """The bot factory named by ``spec`` (see the module docstring)."""
     if spec.get("factory"):
         module_name, _, qualname = spec["factory"].partition(":")
@@ -49,7 +49,8 @@ def load_factory(spec: dict) -> Callable[..., Any]:
                 target = getattr(target, part)
             except AttributeError:
                 raise SystemExit(f"arena-host: module {module_name!r} has no {qualname!r}") from None
-        return target
+        factory: Callable[..., Any] = target
+        return factory
     from arena.plugins import get_plugins
 
     return get_plugins().bot(spec["bot"]).factory
@@ -88,10 +89,10 @@ def fail(where: str) -> None:
     os._exit(1)
 
 
-def serve(factory: Callable[..., Any], options: dict, one_game: bool = False) -> None:
+def serve(factory: Callable[..., Any], options: dict[str, Any], one_game: bool = False) -> None:
     """Answer the runner's messages until it closes the channel (or, ``one_game``, until ``end``)."""
     reader, writer = take_protocol_channel()
-    bot = None
+    bot: Any = None  # the bot's own object: anything with decide(), start() and end() optional
     for line in reader:
         message = orjson.loads(line)
         kind = message.get("type")
@@ -123,8 +124,8 @@ def serve(factory: Callable[..., Any], options: dict, one_game: bool = False) ->
                 os._exit(0)
 
 
-def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any], options: dict,
-              request: dict) -> None:
+def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any], options: dict[str, Any],
+              request: dict[str, Any]) -> None:
     """In the template's child: make a fresh jail for one game, fork the bot into it, report how it ended.
 
     This process stays outside the game's PID namespace as its keeper (it
@@ -162,7 +163,7 @@ def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any
     os._exit(0)
 
 
-def template(factory: Callable[..., Any], options: dict) -> None:
+def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     """Fork a fresh bot for each game the runner asks for on the control socket (``ARENA_CONTROL_FD``)."""
     from arena.sandbox import jail, limits  # noqa: F401 - imported once here, not in every game's fork
 

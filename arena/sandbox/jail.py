@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import Sequence
 
 from arena.sandbox.syscalls import check as _check
 from arena.sandbox.syscalls import libc as _libc
@@ -136,7 +137,7 @@ def covered(paths: list[str]) -> list[str]:
             if any(path == place or path.startswith(place + "/") for place in ("/tmp", "/dev/shm", HOME))]
 
 
-def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: list[str] = ()) -> None:
+def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Sequence[str] = ()) -> None:
     """Mount a new scratch tmpfs of ``size_mb`` and bind its folders on /tmp, /dev/shm and HOME.
 
     Over an earlier scratch (a game forked from a template) the new mounts

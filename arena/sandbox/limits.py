@@ -12,7 +12,7 @@ import os
 import resource
 import signal
 import stat
-from typing import Callable
+from typing import Callable, Sequence
 
 from arena.match import Limits
 from arena.sandbox import jail
@@ -178,9 +178,9 @@ def become_process_one(mount_proc: bool = True) -> None:
 
 
 def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
-            open_up: list[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
+            open_up: Sequence[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
             readable: list[str] | None = None, scratch_mb: int = 64,
-            cgroup_files: list[str] = ()) -> Callable[[], None]:
+            cgroup_files: Sequence[str] = ()) -> Callable[[], None]:
     """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits.
 
     :param uid: (a root runner) the user id the bot becomes.

@@ -27,7 +27,7 @@ class StderrCapture:
     def __init__(self, logger: logging.Logger, limit: int = STDERR_GAME_LIMIT) -> None:
         self.log = logger
         self.limit = limit
-        self.tail: collections.deque = collections.deque(maxlen=STDERR_TAIL)
+        self.tail: collections.deque[int] = collections.deque(maxlen=STDERR_TAIL)
         self.new_game()
 
     def new_game(self) -> None:

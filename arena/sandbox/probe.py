@@ -122,7 +122,8 @@ class Protections:
             ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter",
              "a game's bot is forked from a template that imported it, in namespaces of its own"
              if self.fork_template else "each game starts the bot's host process afresh"),
-            ("no new privileges", "on", "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
+            ("no new privileges", "on",
+             "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
             ("seccomp", "off", "no system-call filter (see docs/security.md)"),
         ]
 
@@ -203,7 +204,8 @@ def protections() -> Protections:
     if not namespaces:
         reasons += [(name, "namespaces refused") for name in ("namespaces", "filesystem", "ipc")]
     filesystem = namespaces and _runs(own_user, namespaces, filesystem=True,
-                                      code="import os; assert os.path.isdir('/tmp') and not os.path.exists('/root/.bashrc')")
+                                      code="import os; assert os.path.isdir('/tmp') "
+                                           "and not os.path.exists('/root/.bashrc')")
     if namespaces and not filesystem:
         reasons += [("filesystem", "mounting a private root refused"), ("ipc", "no private /dev/shm")]
     fork_template = filesystem and _runs(own_user, namespaces, filesystem=True, code=_FORK_TRIAL)

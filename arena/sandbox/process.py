@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -64,7 +64,7 @@ def _uid_pool() -> sandbox_limits.UidPool:
     return _uids
 
 
-def bot_environment(home: str, extra: dict | None = None) -> dict:
+def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The environment of a bot process: a few harmless variables of the runner's, and its own home."""
     env = {key: os.environ[key] for key in INHERITED_ENV if key in os.environ}
     env.setdefault("PATH", os.defpath)
@@ -107,11 +107,12 @@ class ForkedGame:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        deadline = time.monotonic() + (30 if timeout is None else timeout)
+        limit = 30 if timeout is None else timeout
+        deadline = time.monotonic() + limit
         while self.returncode is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise subprocess.TimeoutExpired("bot", timeout)
+                raise subprocess.TimeoutExpired("bot", limit)
             self.owner._read_control(remaining)
         return self.returncode
 
@@ -133,8 +134,11 @@ class ProcessBot:
     (:meth:`finish_game`: a template keeps only the template).
     """
 
+    #: the process group stopped by :meth:`_pause` (no freezer), until :meth:`_resume`
+    stopped: int | None = None
+
     def __init__(self, name: str, argv: list[str], limits: Limits, *, isolate: bool = True,
-                 cwd: str | None = None, env: dict | None = None,
+                 cwd: str | None = None, env: dict[str, Any] | None = None,
                  protections: Protections | None = None, readable: list[str] | None = None,
                  template: bool = False) -> None:
         self.name = name
@@ -154,16 +158,16 @@ class ProcessBot:
         self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
         self.process: Any = None
         self.cgroup: BotCgroup | None = None
-        self.template_process: subprocess.Popen | None = None
+        self.template_process: subprocess.Popen[bytes] | None = None
         self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
-        self.replies: dict[int, dict] = {}  # the template's messages, by game number
+        self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
         self.spawn_error: str | None = None
         self.games = 0
         self._spawn()
 
     # -- the process --
 
-    def _preexec(self, uid: int | None) -> Any:
+    def _preexec(self, uid: int | None) -> Callable[[], None]:
         """The sandbox of a new process: limits, own user, namespaces, private root, cgroups."""
         self.cpu_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
                                + sandbox_limits.CPU_BACKSTOP_SLACK_S)
@@ -171,7 +175,7 @@ class ProcessBot:
         return sandbox_limits.preexec(
             sandbox_limits.resource_limits(self.limits, own_uid=own_uid), self.cpu_backstop_s, uid=uid,
             open_up=(sandbox_limits.hidden_ancestors(self._paths_needed(), uid)
-                     if own_uid and self.readable is None else []),
+                     if uid is not None and self.readable is None else []),
             namespaces=self.protections.namespaces, cpu_hard=sandbox_limits.cpu_hard_seconds(self.limits),
             readable=self.readable, scratch_mb=self.limits.memory_mb,
             cgroup_files=self.cgroup.join_files if self.cgroup else [])
@@ -279,7 +283,7 @@ class ProcessBot:
                 return
             self.stderr_capture.feed(chunk)
 
-    def _control_message(self, timeout: float) -> dict | None:
+    def _control_message(self, timeout: float) -> dict[str, Any] | None:
         """The next message of the template (None after ``timeout`` seconds or when it is gone).
 
         Messages about games are also kept in ``self.replies`` by game number
@@ -298,7 +302,7 @@ class ProcessBot:
             return None
         if not data:
             return None
-        message = orjson.loads(data)
+        message: dict[str, Any] = orjson.loads(data)
         if "game" in message:
             self.replies.setdefault(message["game"], {}).update(message)
         return message
@@ -342,6 +346,7 @@ class ProcessBot:
             self._ask_fork()
         if self.spawn_error:
             return
+        assert self.pending is not None  # _ask_fork asked, or failed with spawn_error
         number, ours = self.pending
         self.pending = None
         self._resume()  # the template (and the bot made ahead) may have been frozen with the last game
@@ -446,8 +451,9 @@ class ProcessBot:
             self.cgroup = None
         if getattr(self, "workdir", None):
             shutil.rmtree(self.workdir, ignore_errors=True)
-        if getattr(self, "uid", None) is not None:
-            _uid_pool().give_back(self.uid)
+        uid = getattr(self, "uid", None)
+        if uid is not None:
+            _uid_pool().give_back(uid)
             self.uid = None
 
     def _paths_needed(self) -> list[str]:
@@ -460,7 +466,7 @@ class ProcessBot:
     def _bot_pid(self) -> int:
         """The bot's own pid: its keeper's child when there is a PID namespace (see ``become_process_one``)."""
         if not self.forks:
-            return self.process.pid
+            return int(self.process.pid)
         children = f"/proc/{self.process.pid}/task/{self.process.pid}/children"
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and self.process.poll() is None:
@@ -472,7 +478,7 @@ class ProcessBot:
             if pids:
                 return int(pids[0])
             time.sleep(0.0005)
-        return self.process.pid
+        return int(self.process.pid)
 
     @property
     def running(self) -> bool:
@@ -511,7 +517,7 @@ class ProcessBot:
     def _resume(self) -> None:
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.thaw()
-        elif getattr(self, "stopped", None):
+        elif self.stopped:
             try:
                 os.killpg(self.stopped, signal.SIGCONT)
             except OSError:
@@ -637,7 +643,7 @@ class ProcessBot:
 
     # -- the exchange --
 
-    def _send(self, message: dict, deadline: float) -> None:
+    def _send(self, message: dict[str, Any], deadline: float) -> None:
         data = memoryview(orjson.dumps(message, option=DUMP_OPTIONS))
         while data:
             try:
@@ -711,7 +717,7 @@ class ProcessBot:
         self._stop()
         return BotCrashed(detail)
 
-    def _exchange(self, message: dict, limit_ms: float, what: str) -> tuple[Any, float]:
+    def _exchange(self, message: dict[str, Any], limit_ms: float, what: str) -> tuple[Any, float]:
         """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged."""
         if self.resync:
             self._discard_stale()
@@ -780,7 +786,7 @@ class ProcessBot:
 
     # -- the adapter protocol --
 
-    def start(self, info: dict, limit_ms: float) -> None:
+    def start(self, info: dict[str, Any], limit_ms: float) -> None:
         """Send ``start`` (starting the process afresh if it is not running) and wait for ready."""
         if not self.running:
             self._end_game()
@@ -796,14 +802,14 @@ class ProcessBot:
         if reply != READY:
             raise BotMalformed(f'start: expected {{"type": "ready"}}, got {str(reply)[:120]}')
 
-    def decide(self, request: dict, limit_ms: float) -> tuple[Any, float]:
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         """Send the ``decide`` message and return the bot's reply and the time charged (ms)."""
         if self.process is None:
             raise BotCrashed("is not running")
         message = request.full() if hasattr(request, "full") else request
         return self._exchange(message, limit_ms, message["decision"])
 
-    def end(self, info: dict) -> None:
+    def end(self, info: dict[str, Any]) -> None:
         """Send ``end`` (no reply expected); a bot already gone is restarted for its next game."""
         if self.process is None:
             return

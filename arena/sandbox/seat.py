@@ -13,6 +13,7 @@ import arena
 from arena.entrants import Entrant, find_module
 from arena.errors import BadBotSpec, UnknownBot
 from arena.match import Limits
+from arena.plugins import Plugins
 from arena.sandbox.jail import readable_paths
 from arena.sandbox.probe import python_paths
 from arena.sandbox.process import ProcessBot
@@ -21,7 +22,7 @@ from arena.sandbox.process import ProcessBot
 PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
 
 
-def open_process_bot(entrant: Entrant, limits: Limits, plugins: Any, isolate: bool = True) -> ProcessBot:
+def open_process_bot(entrant: Entrant, limits: Limits, plugins: Plugins, isolate: bool = True) -> ProcessBot:
     """The seat adapter running ``entrant`` in a process (sandboxed unless ``isolate`` is false).
 
     The process starts at once, so that several seats boot in parallel; a
@@ -89,14 +90,14 @@ def module_files(module: str) -> list[str]:
     return [origin] if shows_private(folder) else [folder]
 
 
-def host_command(entrant: Entrant, plugins: Any, template: bool = False) -> tuple[list[str], list[str]]:
+def host_command(entrant: Entrant, plugins: Plugins, template: bool = False) -> tuple[list[str], list[str]]:
     """The command line of the host process for a plugin or ``py:`` bot, and the files the bot may read."""
     path = [os.path.abspath(entry) for entry in sys.path] + [os.getcwd()]
     if entrant.kind == "py":
         module = entrant.target.partition(":")[0]
         if find_module(module) is None:  # every import finder: an editable install is found by its own
             raise UnknownBot(f"cannot find module {module!r} for py:{entrant.target}")
-        spec = {"factory": entrant.target, "options": entrant.options}
+        spec: dict[str, Any] = {"factory": entrant.target, "options": entrant.options}
     else:
         info = plugins.bot(entrant.target)
         module = getattr(info.factory, "__module__", "") or ""

@@ -17,5 +17,8 @@ def check(result: int, what: str) -> None:
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     """``mount(2)``."""
-    encode = lambda text: None if text is None else os.fsencode(text)  # noqa: E731
-    check(libc.mount(encode(source), encode(target), encode(fstype), flags, encode(data)), f"mount {target}")
+    check(libc.mount(_encoded(source), _encoded(target), _encoded(fstype), flags, _encoded(data)), f"mount {target}")
+
+
+def _encoded(text: str | None) -> bytes | None:
+    return None if text is None else os.fsencode(text)
