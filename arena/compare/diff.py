@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from tabulate import tabulate
 
@@ -31,7 +32,7 @@ OVERALL_HEADERS = ("rank", "move", "ranks", "bot", "mean game rank", "change", "
 OVERALL = "overall"
 
 
-def load_board(source: str) -> dict:
+def load_board(source: str) -> dict[str, Any]:
     """The leaderboard (JSON form) of a results folder, or of a ``leaderboard.json`` file."""
     if os.path.isdir(source):
         if os.path.isfile(os.path.join(source, STORE_FILE)):
@@ -59,14 +60,17 @@ def load_board(source: str) -> dict:
     return board
 
 
-def _value(row: dict, overall: bool) -> float | None:
+def _value(row: dict[str, Any], overall: bool) -> float | None:
     """What a section orders by: the rating (mu in older boards), or in the overall section the mean game rank."""
+    value: float | None
     if overall and row.get("mean_game_rank") is not None:
-        return row["mean_game_rank"]
-    return row.get("rating", row.get("mu"))
+        value = row["mean_game_rank"]
+    else:
+        value = row.get("rating", row.get("mu"))
+    return value
 
 
-def diff_boards(old: dict, new: dict) -> dict:
+def diff_boards(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """Per section of ``new``: each bot's standing with its changes since ``old``, and the bots gone.
 
     When ``new`` is one selected section (``-g``), only that section of ``old`` counts.
@@ -97,7 +101,7 @@ def diff_boards(old: dict, new: dict) -> dict:
             "dropped": [game for game in old_sections if game not in {s["game"] for s in new["sections"]}]}
 
 
-def _move(row: dict) -> str:
+def _move(row: dict[str, Any]) -> str:
     if row["old_rank"] is None:
         return "new"
     step = row["old_rank"] - row["rank"]
@@ -108,14 +112,14 @@ def _change(now: float | None, before: float | None) -> str:
     return "-" if now is None or before is None else f"{now - before:+.2f}"
 
 
-def _cells(row: dict) -> list:
+def _cells(row: dict[str, Any]) -> list[Any]:
     low, high = row["rank_low"], row["rank_high"]
     return [row["rank"], _move(row), str(low) if low == high else f"{low}-{high}", row["bot"],
             "-" if row["value"] is None else f"{row['value']:.2f}", _change(row["value"], row["old_value"]),
             row["games"], row["games"] - (row["old_games"] or 0)]
 
 
-def render_diff(diff: dict, form: str) -> str:
+def render_diff(diff: dict[str, Any], form: str) -> str:
     """The diff as ``table``, ``markdown`` or ``json`` text."""
     if form == "json":
         return json.dumps(diff, indent=2) + "\n"

@@ -141,7 +141,8 @@ class _Design:
         gained = _ADD[self.meetings[entry][grid]]  # [table, seat]: entry meeting that member once more
         mine = gained.sum(1, keepdims=True) - gained
         lost = _REMOVE[self.meetings[grid[:, :, None], grid[:, None, :]]]  # [t, s, s']: occupant s, member s'
-        return mine + lost.sum(2) - _REMOVE[0]  # the diagonal (occupant with itself) is not a pair
+        cost: np.ndarray = mine + lost.sum(2) - _REMOVE[0]  # the diagonal (occupant with itself) is not a pair
+        return cost
 
     def _replace(self, grid: np.ndarray, table: int, seat: int, entry: int) -> None:
         occupant = int(grid[table, seat])
@@ -198,9 +199,9 @@ class _Design:
                 else:  # bring one to a table of the other, in exchange for the member in its seat there
                     options = [(second, self.tables[second].index(one), np.array(holding[other]))
                                for one, other in ((a, b), (b, a)) for second in holding[one]]
-                best = max((self._best_swap(*option, add, remove) for option in options), default=(0, None))
-                if best[0] > 0:
-                    self._swap(*best[1])
+                gain, swap = max((self._best_swap(*option, add, remove) for option in options), default=(0, None))
+                if gain > 0 and swap is not None:
+                    self._swap(*swap)
                     changed = True
             if not changed:
                 return

@@ -20,7 +20,7 @@ renders them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -68,7 +68,7 @@ HEAD_TO_HEAD_EXPLANATION = ("head-to-head: wins-draws-losses of the row's bot ag
                             "over games) with a 95% interval")
 
 
-def game_section(data: GameInput, rater: RaterInfo) -> dict:
+def game_section(data: GameInput, rater: RaterInfo) -> dict[str, Any]:
     """One game's section (its JSON form)."""
     resampled = data.figures.resampled
     start = Rating(rater.environment["mu"], rater.environment["sigma"])
@@ -88,8 +88,8 @@ def game_section(data: GameInput, rater: RaterInfo) -> dict:
             "head_to_head": _head_to_head_fields(data.figures.head_to_head)}
 
 
-def overall_section(games: list[GameInput], sections: list[dict], bots: list[str], stored: int, scheduled: int,
-                    notes: list[str]) -> dict:
+def overall_section(games: list[GameInput], sections: list[dict[str, Any]], bots: list[str], stored: int,
+                    scheduled: int, notes: list[str]) -> dict[str, Any]:
     """The overall section from the games' inputs and their built sections (for the ranks)."""
     ranks = {section["game"]: {row["bot"]: row["rank"] for row in section["standings"] if row["games"]}
              for section in sections}  # a game the bot has not played yet does not count
@@ -132,10 +132,11 @@ def _overall_resamples(games: list[GameInput], order: list[str]) -> np.ndarray:
         mean = np.where(count > 0, total / np.maximum(count, 1), np.inf)
     below = (mean[:, None, :] < mean[:, :, None]).sum(2)
     level = (mean[:, None, :] == mean[:, :, None]).sum(2)
-    return below + (level + 1) / 2  # midrank among ties
+    midranks: np.ndarray = below + (level + 1) / 2  # midrank among ties
+    return midranks
 
 
-def _mark_next(rows: list[dict], above: Callable[[str, str], float]) -> None:
+def _mark_next(rows: list[dict[str, Any]], above: Callable[[str, str], float]) -> None:
     """Each row's ``vs_next`` (share of resamples it is above the next row) and ``decided``."""
     for row, following in zip(rows, rows[1:] + [None]):
         share = above(row["bot"], following["bot"]) if following else None
@@ -143,7 +144,7 @@ def _mark_next(rows: list[dict], above: Callable[[str, str], float]) -> None:
         row["decided"] = None if share is None else share >= 1 - (1 - CONFIDENCE) / 2
 
 
-def _totals_fields(totals: Totals | None) -> dict:
+def _totals_fields(totals: Totals | None) -> dict[str, Any]:
     if totals is None or not totals.games:
         return {"games": 0, "seats": 0, "firsts": 0, "mean_rank": None, "mean_money": None,
                 "faults": totals.faults if totals else 0}
@@ -173,8 +174,8 @@ def _sum_head_to_head(per_game: list[dict[tuple[str, str], HeadToHead]]) -> dict
     return summed
 
 
-def _head_to_head_fields(pairs: dict[tuple[str, str], HeadToHead]) -> dict[str, dict[str, dict]]:
-    fields: dict[str, dict[str, dict]] = {}
+def _head_to_head_fields(pairs: dict[tuple[str, str], HeadToHead]) -> dict[str, dict[str, dict[str, Any]]]:
+    fields: dict[str, dict[str, dict[str, Any]]] = {}
     for (bot, other), record in sorted(pairs.items()):
         low, high = record.interval
         fields.setdefault(bot, {})[other] = {

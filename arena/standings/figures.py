@@ -110,7 +110,8 @@ class Resampled:
 
     def midranks(self) -> np.ndarray:
         """Per resample and bot, the middle of its tied ranks (for the overall mean of ranks)."""
-        return (self.low + self.high) / 2
+        middle: np.ndarray = (self.low + self.high) / 2
+        return middle
 
 
 @dataclass(frozen=True)

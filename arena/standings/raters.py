@@ -16,7 +16,7 @@ interval ``mu +- 1.96 sigma``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 #: the rater names a tournament file's ``rating`` key takes; the first is the default
 RATERS = ("trueskill", "openskill")
@@ -61,7 +61,7 @@ class RaterInfo:
 
     name: str
     title: str
-    environment: dict
+    environment: dict[str, Any]
 
 
 def describe(name: str) -> RaterInfo:
@@ -87,19 +87,20 @@ def rate(name: str, games: Iterable[SeatedGame],
         env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
         update = env.rate
 
-        def make(mu: float, sigma: float):
+        def make(mu: float, sigma: float) -> Any:
             return env.create_rating(mu, sigma)
     elif name == "openskill":
         from openskill.models import PlackettLuce
 
-        model = PlackettLuce(**OPENSKILL_ENVIRONMENT)
+        model = PlackettLuce(mu=OPENSKILL_ENVIRONMENT["mu"], sigma=OPENSKILL_ENVIRONMENT["sigma"],
+                             beta=OPENSKILL_ENVIRONMENT["beta"], tau=OPENSKILL_ENVIRONMENT["tau"])
         update = model.rate
 
-        def make(mu: float, sigma: float):
+        def make(mu: float, sigma: float) -> Any:
             return model.rating(mu=mu, sigma=sigma)
     else:
         raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
-    current: dict = {}
+    current: dict[str, Any] = {}
     for position, (bots, ranks) in enumerate(games):
         for bot in bots:
             if bot not in current:
@@ -115,7 +116,8 @@ def rate(name: str, games: Iterable[SeatedGame],
     return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
 
 
-def _merge_seats(current: dict, bots: Sequence[str], updated: list, make: Callable) -> None:
+def _merge_seats(current: dict[str, Any], bots: Sequence[str], updated: list[list[Any]],
+                 make: Callable[[float, float], Any]) -> None:
     """A bot holding several seats takes the mean of its seats' updated mu and sigma."""
     for bot in dict.fromkeys(bots):
         mine = [rating for other, (rating,) in zip(bots, updated) if other == bot]

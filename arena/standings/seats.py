@@ -95,13 +95,13 @@ def from_rows(rows: list[tuple[int, Any, int, str, int, int, int]]) -> GameSeats
     seq, table, deal, names, rank, money, faults = (list(map(itemgetter(column), rows)) for column in range(7))
     bots = tuple(dict.fromkeys(names))
     index = {bot: number for number, bot in enumerate(bots)}
-    seq = np.asarray(seq, dtype=np.int64)
-    new_game = np.empty(len(seq), dtype=bool)
+    orders = np.asarray(seq, dtype=np.int64)
+    new_game = np.empty(len(orders), dtype=bool)
     new_game[0] = True
-    np.not_equal(seq[1:], seq[:-1], out=new_game[1:])
+    np.not_equal(orders[1:], orders[:-1], out=new_game[1:])
     starts = np.flatnonzero(new_game)
     game = np.cumsum(new_game) - 1
-    blocks: dict[tuple, int] = {}
+    blocks: dict[tuple[Any, Any], int] = {}
     block = [blocks.setdefault((table[start], deal[start]), len(blocks)) for start in starts.tolist()]
     return GameSeats(
         bots=bots, names=names, ranks=rank, game=game,

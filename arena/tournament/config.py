@@ -20,6 +20,7 @@ from typing import Any
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
 from arena.match import Limits
+from arena.plugins import Plugins
 from arena.sandbox.probe import REQUIRABLE
 from arena.standings.raters import RATERS
 
@@ -47,7 +48,7 @@ class GameEntry:
 
     name: str
     players: int
-    options: dict
+    options: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class Tournament:
     #: ``[sandbox] require``: protections that must be on (arena.sandbox.check_required), else the run is refused
     require: tuple[str, ...] = ()
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         """Everything that decides the games, as plain JSON (the file's path and layout left out)."""
         return {
             "name": self.name,
@@ -85,7 +86,7 @@ class Tournament:
             **self._format_settings(),
         }
 
-    def _format_settings(self) -> dict:
+    def _format_settings(self) -> dict[str, Any]:
         """The keys that are set among the format settings and the rater (left out when unset or default,
         so a file without them keeps its digest)."""
         settings = {"tables_per_entry": self.tables_per_entry, "rounds": self.rounds, "until": self.until,
@@ -108,7 +109,7 @@ class _Checker:
         where = f"{self.path}: {key}: " if key else f"{self.path}: "
         return TournamentFileError(where + message)
 
-    def table(self, value: Any, key: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict:
+    def table(self, value: Any, key: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(key, f"expected a table, got {_shown(value)}")
         for name in value:
@@ -119,7 +120,7 @@ class _Checker:
                 raise self.fail(_join(key, name), "missing (required)")
         return value
 
-    def array_of_tables(self, value: Any, key: str) -> list:
+    def array_of_tables(self, value: Any, key: str) -> list[dict[str, Any]]:
         if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
             raise self.fail(key, f"expected [[{key}]] tables, got {_shown(value)}")
         if not value:
@@ -151,7 +152,7 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def read_toml(path: str) -> dict:
+def read_toml(path: str) -> dict[str, Any]:
     """The parsed file, or a one-line error saying why it cannot be read."""
     try:
         with open(path, "rb") as handle:
@@ -162,12 +163,12 @@ def read_toml(path: str) -> dict:
         raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
 
 
-def load_tournament(path: str, plugins: Any) -> Tournament:
+def load_tournament(path: str, plugins: Plugins) -> Tournament:
     """Read and check the tournament file at ``path`` against the registered games and bots."""
     return parse_tournament(read_toml(path), path, plugins)
 
 
-def parse_tournament(data: dict, path: str, plugins: Any) -> Tournament:
+def parse_tournament(data: dict[str, Any], path: str, plugins: Plugins) -> Tournament:
     """Check parsed TOML ``data`` (from ``path``, named in errors) and build the :class:`Tournament`."""
     check = _Checker(path)
     check.table(data, "", TOP_KEYS, ("tournament", "games", "bots"))
@@ -198,7 +199,7 @@ MAX_TABLES_PER_ENTRY = 100_000
 MAX_ROUNDS = 100_000
 
 
-def _format_settings(check: _Checker, head: dict, form: str) -> dict:
+def _format_settings(check: _Checker, head: dict[str, Any], form: str) -> dict[str, Any]:
     """The ``[tournament]`` keys of ``sampled`` and ``ladder`` (each only with its format) and ``rating``."""
     allowed = FORMAT_SETTINGS.get(form, ())
     for key in ("tables_per_entry", "rounds", "until", "top"):
@@ -229,7 +230,7 @@ def _format_settings(check: _Checker, head: dict, form: str) -> dict:
     return settings
 
 
-def _games(check: _Checker, tables: list, plugins: Any) -> tuple[GameEntry, ...]:
+def _games(check: _Checker, tables: list[dict[str, Any]], plugins: Plugins) -> tuple[GameEntry, ...]:
     entries: list[GameEntry] = []
     for number, table in enumerate(tables, 1):
         key = f"games[{number}]"
@@ -261,7 +262,7 @@ def _games(check: _Checker, tables: list, plugins: Any) -> tuple[GameEntry, ...]
 
 def _limits(check: _Checker, table: Any) -> Limits:
     check.table(table, "limits", (*LIMIT_RANGES, "reuse"), ())
-    values = {}
+    values: dict[str, Any] = {}
     for key, (low, high) in LIMIT_RANGES.items():
         if key in table:
             values[key] = check.integer(table[key], f"limits.{key}", low, high)
@@ -284,7 +285,8 @@ def _sandbox_require(check: _Checker, table: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _entrants(check: _Checker, tables: list, plugins: Any, base_dir: str) -> tuple[Entrant, ...]:
+def _entrants(check: _Checker, tables: list[dict[str, Any]], plugins: Plugins, base_dir: str
+              ) -> tuple[Entrant, ...]:
     """The ``[[bots]]`` entries; relative paths in them resolve against ``base_dir`` (the file's folder)."""
     entrants: list[Entrant] = []
     first_key: dict[str, str] = {}
@@ -325,7 +327,7 @@ def _bot_files(check: _Checker, value: Any, key: str, base_dir: str) -> tuple[st
 
 
 def _check_who_plays(check: _Checker, games: tuple[GameEntry, ...], entrants: tuple[Entrant, ...],
-                     form: str, plugins: Any) -> None:
+                     form: str, plugins: Plugins) -> None:
     """Every bot plays some listed game; every game has two bots; a gauntlet's first bot plays all."""
     names = [game.name for game in games]
     for number, entrant in enumerate(entrants, 1):

@@ -28,7 +28,7 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.errors import StoreError
-from arena.standings import FORMATS
+from arena.runs.store import Store
 from arena.standings.board import HEAD_TO_HEAD_EXPLANATION, OVERALL, GameInput, game_section, overall_section
 from arena.standings.figures import game_figures
 from arena.standings.raters import DEFAULT_RATER, describe
@@ -49,7 +49,7 @@ STANDING_ALIGN = ("right", "right", "left", *["right"] * 8)
 FILES = {"markdown": "leaderboard.md", "csv": "leaderboard.csv", "json": "leaderboard.json"}
 
 
-def build_leaderboard(store: Any, rater: str | None = None) -> dict:
+def build_leaderboard(store: Store, rater: str | None = None) -> dict[str, Any]:
     """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON form).
 
     ``rater`` overrides the tournament's ``rating`` key (default ``trueskill``).
@@ -81,7 +81,7 @@ def build_leaderboard(store: Any, rater: str | None = None) -> dict:
     }
 
 
-def select(board: dict, game: str | None) -> dict:
+def select(board: dict[str, Any], game: str | None) -> dict[str, Any]:
     """``board`` with only the section of ``game`` (a game of the tournament, or ``overall``).
 
     The result names the chosen section under ``"selected"``, so a diff against
@@ -99,7 +99,7 @@ def select(board: dict, game: str | None) -> dict:
 # -- rendering --
 
 
-def render(board: dict, form: str) -> str:
+def render(board: dict[str, Any], form: str) -> str:
     """The leaderboard as text in ``form`` (one of :data:`FORMATS`)."""
     if form == "json":
         return json.dumps(board, indent=2) + "\n"
@@ -114,18 +114,18 @@ def _number(value: float | None, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _ranks(row: dict) -> str:
+def _ranks(row: dict[str, Any]) -> str:
     low, high = row["rank_low"], row["rank_high"]
     return str(low) if low == high else f"{low}-{high}"
 
 
-def _vs_next(row: dict) -> str:
+def _vs_next(row: dict[str, Any]) -> str:
     if row["vs_next"] is None:
         return ""
     return f"{100 * row['vs_next']:.0f}%" + ("" if row["decided"] else "?")
 
 
-def _standing_cells(row: dict, overall: bool) -> list:
+def _standing_cells(row: dict[str, Any], overall: bool) -> list[Any]:
     if overall:
         rating = [_number(row["mean_game_rank"], 2),
                   ", ".join(f"{game} {rank}" for game, rank in row["game_ranks"].items())]
@@ -135,30 +135,30 @@ def _standing_cells(row: dict, overall: bool) -> list:
             _number(row["mean_rank"], 2), _number(row["mean_money"], 1), row["faults"]]
 
 
-def standing_rows(section: dict) -> tuple[tuple[str, ...], list[list[Any]]]:
+def standing_rows(section: dict[str, Any]) -> tuple[tuple[str, ...], list[list[Any]]]:
     """A section's standings as headers and rows of cells, as every form shows them (the HTML report too)."""
     overall = section["game"] == OVERALL
     return (OVERALL_HEADERS if overall else STANDING_HEADERS,
             [_standing_cells(row, overall) for row in section["standings"]])
 
 
-def section_notes(board: dict, section: dict) -> list[str]:
+def section_notes(board: dict[str, Any], section: dict[str, Any]) -> list[str]:
     """The lines under a section's standings: its notes, then what the figures are in plain words."""
     return _notes(board, section)
 
 
-def _standings_table(section: dict, tablefmt: str) -> str:
+def _standings_table(section: dict[str, Any], tablefmt: str) -> str:
     headers, rows = standing_rows(section)
     return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=STANDING_ALIGN)
 
 
-def _head_to_head_table(section: dict, tablefmt: str) -> str:
+def _head_to_head_table(section: dict[str, Any], tablefmt: str) -> str:
     headers, rows = _head_to_head_cells(section)
     return tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                     colalign=("left", *["right"] * (len(headers) - 1)))
 
 
-def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
+def _head_to_head_cells(section: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Per pair: ``W-D-L score% (low-high%)``, ``-`` where the bots never met."""
     bots = [row["bot"] for row in section["standings"]][:HEAD_TO_HEAD_BOTS]
     pairs = section["head_to_head"]
@@ -174,7 +174,7 @@ def _head_to_head_cells(section: dict) -> tuple[list[str], list[list[str]]]:
     return ["bot", *bots], rows
 
 
-def _head_to_head_note(section: dict) -> str:
+def _head_to_head_note(section: dict[str, Any]) -> str:
     shown = len(section["standings"])
     if shown <= HEAD_TO_HEAD_BOTS:
         return HEAD_TO_HEAD_NOTE
@@ -182,22 +182,23 @@ def _head_to_head_note(section: dict) -> str:
             f"every pair in the JSON form (--format json)")
 
 
-def _notes(board: dict, section: dict) -> list[str]:
+def _notes(board: dict[str, Any], section: dict[str, Any]) -> list[str]:
     """The lines under a section's standings: its notes, then what the figures are in plain words."""
     rater = [f"rated with {board['rating']['title']}"] if section["game"] != OVERALL else []
-    return section["notes"] + rater + section["explanation"]
+    notes: list[str] = section["notes"] + rater + section["explanation"]
+    return notes
 
 
-def _title(board: dict) -> str:
+def _title(board: dict[str, Any]) -> str:
     return f"Tournament {board['tournament']}: {board['games']} of {board['scheduled']} games played"
 
 
-def _section_title(section: dict) -> str:
+def _section_title(section: dict[str, Any]) -> str:
     what = "all games" if section["game"] == OVERALL else section["game"]
     return f"{what} ({section['games']} of {section['scheduled']} games)"
 
 
-def _text(board: dict, tablefmt: str, markdown: bool) -> str:
+def _text(board: dict[str, Any], tablefmt: str, markdown: bool) -> str:
     lines = [("# " if markdown else "") + _title(board), ""]
     for section in board["sections"]:
         lines += [("## " if markdown else "== ") + _section_title(section), ""]
@@ -212,7 +213,7 @@ def _text(board: dict, tablefmt: str, markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def _csv(board: dict) -> str:
+def _csv(board: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["section", *STANDING_KEYS])
@@ -228,7 +229,7 @@ def _csv_value(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def _html(board: dict) -> str:
+def _html(board: dict[str, Any]) -> str:
     parts = [
         "<!doctype html>",
         '<html><head><meta charset="utf-8">',
@@ -249,7 +250,7 @@ def _html(board: dict) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_files(folder: str, board: dict) -> list[str]:
+def write_files(folder: str, board: dict[str, Any]) -> list[str]:
     """Write ``leaderboard.md``, ``.csv`` and ``.json`` into ``folder``; their paths."""
     paths = []
     for form, name in FILES.items():

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
 #: no time left is shown before this many items were done in this run ...
 ESTIMATE_AFTER_ITEMS = 5
@@ -103,7 +103,7 @@ class Tally:
         if not self.seats:
             return "leader: -"
         share = {bot: self.firsts.get(bot, 0) / seats for bot, seats in self.seats.items()}
-        best = max(sorted(share), key=share.get)
+        best = max(sorted(share), key=share.__getitem__)
         return f"leader: {best} ({100 * share[best]:.0f}% first places)"
 
     def counts(self) -> list[str]:
@@ -268,7 +268,8 @@ class LineProgress:
                   f"({tally.rate():.1f} {tally.unit}/s){leader}")
 
 
-def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: float = 30.0) -> Any:
+def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: float = 30.0
+                  ) -> BarProgress | LineProgress:
     """A line redrawn in place when ``stream`` (default stderr) is a terminal, periodic lines otherwise.
 
     The object has ``game_done(bots, ranks)`` (one item played), ``game_reused(bots, ranks)``

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, Iterable
+from typing import Iterable
 
 from arena.standings.raters import DEFAULT_RATER, TRUESKILL_ENVIRONMENT, Rating, rate
 from arena.standings.seats import GameSeats
@@ -31,23 +31,24 @@ OVERALL_RULE = ("overall rank = by the mean of the bot's ranks in the games it p
                 "ratings of different games are not combined")
 
 
-def rate_games(placings: Iterable[tuple[int, str, int]], history: list | None = None,
+def rate_games(placings: Iterable[tuple[int, str, int]], history: list[tuple[int, dict[str, Rating]]] | None = None,
                rater: str = DEFAULT_RATER) -> dict[str, Rating]:
     """Rate games given as ``(game key, bot, rank)`` per seat, grouped by game, in the order to rate them.
 
     When ``history`` is a list, ``(game key, {bot: Rating})`` of the bots each
     game rated is appended after that game (the report plots ratings over games).
     """
-    keys, games = [], []
-    for key, seats in groupby(placings, key=itemgetter(0)):
-        seats = list(seats)
+    keys: list[int] = []
+    games: list[tuple[list[str], list[int]]] = []
+    for key, group in groupby(placings, key=itemgetter(0)):
+        seats = list(group)
         keys.append(key)
         games.append(([bot for _, bot, _ in seats], [rank for _, _, rank in seats]))
     after_each = None if history is None else (lambda position, ratings: history.append((keys[position], ratings)))
     return rate(rater, games, after_each)
 
 
-def game_ratings(store: Any, game: str, rater: str = DEFAULT_RATER) -> dict[str, Rating]:
+def game_ratings(store: Store, game: str, rater: str = DEFAULT_RATER) -> dict[str, Rating]:
     """The ratings of every bot in ``game``, rated afresh from ``store`` (the leaderboard caches its own)."""
     return rate_games(store.placings(game), rater=rater)
 

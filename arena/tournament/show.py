@@ -56,7 +56,8 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
 @click.argument("folder", metavar="FOLDER")
 @click.option("--format", "-f", "form", type=click.Choice(["jsonl"]), default="jsonl", show_default=True,
               help="Output format: JSON lines, one game record per line.")
-@click.option("--bot", "-b", "bots", multiple=True, metavar="BOT", help="Only games where BOT had a seat (repeat: any of them).")
+@click.option("--bot", "-b", "bots", multiple=True, metavar="BOT",
+              help="Only games where BOT had a seat (repeat: any of them).")
 @click.option("--game", "-g", "games", multiple=True, metavar="GAME", help="Only games of GAME (repeat: any of them).")
 @click.option("--id", "ids", multiple=True, metavar="GAME_ID", help="Only the game with this id (repeat).")
 @click.option("--history", is_flag=True,
