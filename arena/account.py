@@ -13,10 +13,12 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.errors import RecordError
+from arena.games.base import Game, LogEntry
+from arena.plugins import Plugins
 from arena.replay import replay
 
 
-def format_faults(record: dict) -> str:
+def format_faults(record: dict[str, Any]) -> str:
     """The faults of a record as lines ("Faults: none" when there were none)."""
     if not record["faults"]:
         return "Faults: none"
@@ -28,7 +30,7 @@ def format_faults(record: dict) -> str:
     return "\n".join(lines)
 
 
-def format_result(record: dict) -> str:
+def format_result(record: dict[str, Any]) -> str:
     """The final money and ranks as a table."""
     rows = sorted(
         ([rank, seat, name, money] for seat, (name, money, rank) in
@@ -37,12 +39,12 @@ def format_result(record: dict) -> str:
     return "Final result:\n" + tabulate(rows, headers=["rank", "seat", "bot", "money"])
 
 
-def account(game: Any, log: list, record: dict) -> list[str]:
+def account(game: Game, log: list[LogEntry], record: dict[str, Any]) -> list[str]:
     """The account of a game as lines, from its final state's log and its record."""
     return [*game.narrate(log, list(record["players"])), format_faults(record), format_result(record)]
 
 
-def record_account(record: dict, plugins: Any) -> list[str]:
+def record_account(record: dict[str, Any], plugins: Plugins) -> list[str]:
     """The account of a stored record, its log rebuilt by replaying it; :class:`RecordError` if it does not replay."""
     problems, state = replay(record, plugins)
     if problems:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from typing import Any
+from typing import Any, Callable, TextIO, TypeVar
 
 import click
 from tabulate import tabulate
@@ -19,7 +19,8 @@ from arena import __version__
 from arena.account import account
 from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import ArenaError, SetupError
-from arena.match import Limits, derive_seed, play_game
+from arena.games.base import GameState
+from arena.match import Limits, Seat, derive_seed, play_game
 from arena.runs.options import parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
@@ -112,7 +113,7 @@ def plugins() -> None:
     click.echo(tabulate(rows, headers=["plugin", "distribution", "version", "hooks"]))
 
 
-def _read_setup(path: str) -> dict:
+def _read_setup(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
             setup = json.load(handle)
@@ -125,7 +126,10 @@ def _read_setup(path: str) -> dict:
     return setup
 
 
-def sandbox_option(function: Any) -> Any:
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def sandbox_option(function: Command) -> Command:
     return click.option(
         "--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
         help="process: every bot in its own limited process; none: Python bots in-process (trusted bots only).",
@@ -157,8 +161,9 @@ def sandbox_option(function: Any) -> Any:
 @click.option("--trace", is_flag=True,
               help="Print every message to and from each seat on stderr, as JSON lines (seat, direction, time "
                    "taken), with the bots' stderr lines where they came.")
-def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_json, html_path, sandbox,
-         move_ms, start_ms, bank_ms, memory_mb, max_faults, trace) -> None:
+def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_path: str | None,
+         option_pairs: tuple[str, ...], record_path: str | None, as_json: bool, html_path: str | None, sandbox: str,
+         move_ms: int, start_ms: int, bank_ms: int, memory_mb: int, max_faults: int, trace: bool) -> None:
     """Play one game of GAME between the given bots and print what happened.
 
     Prints a readable account (every auction or delivery, each scoring, faults,
@@ -192,8 +197,8 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
                     max_faults=max_faults)
     check_entrants(entrants, GameEntry(game.name, len(entrants), options), plugins, sandbox, limits)
     names = [entrant.name for entrant in entrants]
-    seats = []
-    final: list = []
+    seats: list[Seat] = []
+    final: list[GameState] = []
     try:
         seats = [open_seat(entrant, sandbox, limits, plugins) for entrant in entrants]
         if trace:
@@ -221,7 +226,7 @@ def play(game_name, bot_specs, seed, setup_path, option_pairs, record_path, as_j
 @cli.command()
 @click.argument("source", metavar="RECORD", type=click.File("r"))
 @click.option("--quiet", "-q", is_flag=True, help="Print only differences.")
-def replay(source, quiet) -> None:
+def replay(source: TextIO, quiet: bool) -> None:
     """Replay game records through the engine and check they give the same result.
 
     RECORD is a file holding a record, a JSON list of records or JSON lines

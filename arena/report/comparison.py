@@ -18,6 +18,7 @@ from typing import Any
 from arena.compare.report import HEADLINES, reason
 from arena.compare.stats import Pair, PairedStats, Sprt
 from arena.errors import ReportError
+from arena.plugins import Plugins
 from arena.report import plots
 from arena.report.markup import table, write_text
 from arena.report.site import Written, write_site
@@ -31,16 +32,17 @@ def is_comparison(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, OUTCOME_FILE))
 
 
-def read_outcome(folder: str) -> dict:
+def read_outcome(folder: str) -> dict[str, Any]:
     path = os.path.join(folder, OUTCOME_FILE)
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            outcome: dict[str, Any] = json.load(handle)
     except (OSError, ValueError) as error:
         raise ReportError(f"cannot read {path}: {error}") from None
+    return outcome
 
 
-def llr_trace(folder: str, outcome: dict) -> list[float]:
+def llr_trace(folder: str, outcome: dict[str, Any]) -> list[float]:
     """The LLR after each counted deal, from the stored games (empty without an SPRT)."""
     settings = outcome.get("sprt")
     if not settings:
@@ -67,8 +69,9 @@ def llr_trace(folder: str, outcome: dict) -> list[float]:
                 twins.reverse()
                 bots.reverse()
             seat = bots[0].index(outcome["candidate"])
-            pairs.append(Pair.of(*({"money": [s.money for s in game], "ranks": [s.rank for s in game]}
-                                   for game in twins), seat))
+            candidate, baseline = ({"money": [s.money for s in game], "ranks": [s.rank for s in game]}
+                                   for game in twins)
+            pairs.append(Pair.of(candidate, baseline, seat))
         stats.add_block(pairs)
         trace.append(stats.llr)
         if stats.decided:
@@ -76,7 +79,7 @@ def llr_trace(folder: str, outcome: dict) -> list[float]:
     return trace
 
 
-def verdict_html(outcome: dict, chart: str | None) -> str:
+def verdict_html(outcome: dict[str, Any], chart: str | None) -> str:
     """The verdict, the figures and the SPRT chart, as the top of the comparison's front page."""
     verdict = outcome["verdict"]
     figures = [[label, _signed(outcome[key]["value"]), _signed(outcome[key]["low"]), _signed(outcome[key]["high"])]
@@ -107,7 +110,7 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
-def write_comparison(folder: str, out: str, plugins: Any, **options: Any) -> Written:
+def write_comparison(folder: str, out: str, plugins: Plugins, **options: Any) -> Written:
     """Write a comparison's report: its verdict and SPRT trace, then what every report holds."""
     plots.require_matplotlib()
     outcome = read_outcome(folder)

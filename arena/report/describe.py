@@ -24,13 +24,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.games.base import LogEntry
+
 PRIVATE_KEYS = ("seat", "hand")
 
 
-class Chips(dict):
+class Chips(dict[str, Any]):
     """Chip key -> ``[label, palette name, tooltip]``: the cards a page draws, each stored once."""
 
-    def cell(self, chips: list[tuple[Any, str, str, str]], text: str = "") -> dict:
+    def cell(self, chips: list[tuple[Any, str, str, str]], text: str = "") -> dict[str, Any]:
         """A cell of cards given as ``(key, label, palette name, tooltip)``; registers each key."""
         for key, label, kind, title in chips:
             if key not in self:
@@ -57,9 +59,9 @@ def event_words(event: Any) -> str:
 class Describer:
     """Draws a game frame by frame; subclasses draw their own game's board."""
 
-    palette: dict = {}
+    palette: dict[str, Any] = {}
 
-    def __init__(self, players: list[str], options: dict) -> None:
+    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
         self.players = players
         self.chips = Chips()
 
@@ -75,10 +77,10 @@ class Describer:
     def event_text(self, event: Any) -> str:
         return event_words(event)
 
-    def seat_columns(self, views: list[dict]) -> tuple[list[str], list[list[Any]]]:
+    def seat_columns(self, views: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
         return ["hand"], [[json.dumps(view.get("hand")) if isinstance(view, dict) else ""] for view in views]
 
-    def panels(self, views: list[dict], fresh: list) -> list[dict]:
+    def panels(self, views: list[dict[str, Any]], fresh: list[LogEntry]) -> list[dict[str, Any]]:
         public = views[0] if views and isinstance(views[0], dict) else {}
         rows = [[key, json.dumps(value)] for key, value in public.items() if key not in PRIVATE_KEYS]
         return [{"title": "Table (seat 0's view, hand left out)", "head": ["key", "value"], "rows": rows}]

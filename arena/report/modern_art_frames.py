@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.games.base import LogEntry
 from arena.games.modern_art.cards import ARTISTS, ROUNDS
 from arena.report.describe import Describer, event_words
 
@@ -30,18 +31,18 @@ class ModernArtDescriber(Describer):
 
     palette = PALETTE
 
-    def __init__(self, players: list[str], options: dict) -> None:
+    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
         super().__init__(players, options)
         #: the lot being (or last) auctioned: cards, auctioneer, kind, bids (in words), outcome
-        self.lot: dict | None = None
+        self.lot: dict[str, Any] | None = None
         #: each finished round's payouts row, and its ranking
         self.rounds: list[list[Any]] = []
         #: every card id seen so far (events carry ids alone in sales)
-        self.known: dict[int, dict] = {}
+        self.known: dict[int, dict[str, Any]] = {}
 
     # -- words --
 
-    def action_text(self, decision: str, action: dict) -> str:
+    def action_text(self, decision: str, action: dict[str, Any]) -> str:
         if decision in ("play_card", "add_double"):
             chosen = action.get("card")
             if chosen is None:
@@ -58,7 +59,7 @@ class ModernArtDescriber(Describer):
             return "flip the phantom card" if action.get("flip") else "do not flip"
         return super().action_text(decision, action)
 
-    def event_text(self, event: dict) -> str:
+    def event_text(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
         if isinstance(event.get("card"), dict):
             self.known[event["card"]["id"]] = event["card"]
@@ -103,10 +104,10 @@ class ModernArtDescriber(Describer):
                 f"{self.name(seat)} {money}" for seat, money in enumerate(event["money"]))
         return event_words(event)
 
-    def _card_words(self, view: dict) -> str:
+    def _card_words(self, view: dict[str, Any]) -> str:
         return f"{view['artist']} ({KIND_WORDS.get(view['auction'], view['auction'])}, card {view['id']})"
 
-    def _sale_words(self, event: dict) -> str:
+    def _sale_words(self, event: dict[str, Any]) -> str:
         buyer = self.name(event["buyer"])
         if event["price"] == 0:
             return f"{buyer} takes the lot free"
@@ -115,7 +116,7 @@ class ModernArtDescriber(Describer):
 
     # -- following the lot --
 
-    def _follow(self, event: dict) -> None:
+    def _follow(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "round_end":
             if self.lot is not None and self.lot["outcome"] == "bidding":
@@ -137,18 +138,18 @@ class ModernArtDescriber(Describer):
 
     # -- the board --
 
-    def cards(self, views: list[dict]) -> dict:
+    def cards(self, views: list[dict[str, Any]]) -> dict[str, Any]:
         """Paintings as chips in their artist's colour, labelled with artist and auction kind."""
         return self.chips.cell([
             (view["id"], f"{view['artist']} · {KIND_WORDS.get(view['auction'], view['auction'])}",
              view["artist"], f"card {view['id']}") for view in views])
 
-    def seat_columns(self, views: list[dict]) -> tuple[list[str], list[list[Any]]]:
+    def seat_columns(self, views: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
         bought = views[0]["bought"]
         rows = [[self.cards(view["hand"]), self.cards(bought[seat])] for seat, view in enumerate(views)]
         return ["hand (omniscient)", "paintings bought this round"], rows
 
-    def panels(self, views: list[dict], fresh: list) -> list[dict]:
+    def panels(self, views: list[dict[str, Any]], fresh: list[LogEntry]) -> list[dict[str, Any]]:
         for _, event in fresh:
             self._follow(event)
         public = views[0]
@@ -160,7 +161,7 @@ class ModernArtDescriber(Describer):
         })
         return panels
 
-    def _lot_panel(self) -> dict:
+    def _lot_panel(self) -> dict[str, Any]:
         if self.lot is None:
             return {"title": "Lot on auction", "rows": [["no card played yet"]]}
         lot = self.lot
@@ -171,7 +172,7 @@ class ModernArtDescriber(Describer):
                 ["outcome", lot["outcome"]]]
         return {"title": "Lot on auction", "rows": rows}
 
-    def _artists_panel(self, public: dict) -> dict:
+    def _artists_panel(self, public: dict[str, Any]) -> dict[str, Any]:
         rows = []
         for artist in ARTISTS:
             markers = public["markers"][artist]
@@ -185,7 +186,7 @@ class ModernArtDescriber(Describer):
             "note": "A painting sells for its artist's sum of markers, if the artist is in this round's top three.",
         }
 
-    def _payouts_panel(self, players: int) -> dict:
+    def _payouts_panel(self, players: int) -> dict[str, Any]:
         return {
             "title": "Each round's payouts",
             "head": ["round", "ranking", *(self.name(seat) for seat in range(players))],

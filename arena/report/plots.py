@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import io
 from itertools import cycle
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ReportError
+
+if TYPE_CHECKING:  # matplotlib is an optional dependency (the report extra)
+    from matplotlib.typing import RcKeyType
 
 INSTALL_HINT = ("arena report draws its charts with matplotlib: pip install 'knizia-arena[report]' "
                 "(or pip install matplotlib)")
 #: rc settings for every chart: text kept as text, ids that do not change from run to run
-RC = {"svg.fonttype": "none", "svg.hashsalt": "arena-report", "font.size": 9,
+RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "arena-report", "font.size": 9,
       "axes.spines.top": False, "axes.spines.right": False}
 #: one colour per fault kind, in every report
 FAULT_COLOURS = {"timeout": "#e69f00", "illegal": "#d62728", "malformed": "#9467bd", "crash": "#333333"}

@@ -18,6 +18,8 @@ from importlib.resources import files
 from typing import Any
 
 from arena.errors import RecordError
+from arena.games.base import GameState, LogEntry
+from arena.plugins import Plugins
 from arena.replay import replay
 from arena.report.describe import Describer
 from arena.report.markup import Cell, link, page, table, write_text
@@ -25,21 +27,22 @@ from arena.report.modern_art_frames import ModernArtDescriber
 from arena.report.silk_road_frames import SilkRoadDescriber
 
 SCRIPT = files("arena.report").joinpath("replay.js").read_text(encoding="utf-8")
-DESCRIBERS = {"modern-art": ModernArtDescriber, "silk-road": SilkRoadDescriber}
+DESCRIBERS: dict[str, type[Describer]] = {"modern-art": ModernArtDescriber, "silk-road": SilkRoadDescriber}
 
 
-def replay_frames(record: dict, plugins: Any) -> dict:
+def replay_frames(record: dict[str, Any], plugins: Plugins) -> dict[str, Any]:
     """``{"palette", "chips", "frames"}`` of ``record``: one frame for the deal and one per move.
 
     Raises :class:`RecordError` when the record does not replay exactly: a
     viewer must never show a game other than the one recorded.
     """
-    describer = DESCRIBERS.get(record.get("game"), Describer)(record.get("players") or [], record.get("options") or {})
+    describer = DESCRIBERS.get(record.get("game", ""), Describer)(record.get("players") or [],
+                                                                 record.get("options") or {})
     faults = {fault["move"]: fault for fault in record.get("faults") or [] if fault.get("move") is not None}
-    frames: list[dict] = []
+    frames: list[dict[str, Any]] = []
     seen = [0]
 
-    def observe(state: Any, move: dict | None) -> None:
+    def observe(state: GameState, move: dict[str, Any] | None) -> None:
         fresh = state.log[seen[0]:]
         seen[0] = len(state.log)
         fault = None if move is None else faults.get(len(frames) - 1)
@@ -51,7 +54,8 @@ def replay_frames(record: dict, plugins: Any) -> dict:
     return {"palette": describer.palette, "chips": describer.chips, "frames": frames}
 
 
-def _frame(describer: Any, state: Any, move: dict | None, number: int, fresh: list, fault: dict | None) -> dict:
+def _frame(describer: Describer, state: GameState, move: dict[str, Any] | None, number: int, fresh: list[LogEntry],
+           fault: dict[str, Any] | None) -> dict[str, Any]:
     """Frame ``number``: the state after move ``number`` (the deal for 0), with this step's log entries."""
     if move is None:
         label = "The deal: the game as it begins"
@@ -83,7 +87,7 @@ def _frame(describer: Any, state: Any, move: dict | None, number: int, fresh: li
             "panels": [seats, *describer.panels(views, fresh)]}
 
 
-def replay_page(record: dict, plugins: Any, back: tuple[str, str] | None = None) -> str:
+def replay_page(record: dict[str, Any], plugins: Plugins, back: tuple[str, str] | None = None) -> str:
     """The replay page of ``record`` as HTML; ``back`` is an optional ``(href, text)`` link up."""
     data = replay_frames(record, plugins)
     game = plugins.game(record["game"])
@@ -122,16 +126,16 @@ def replay_page(record: dict, plugins: Any, back: tuple[str, str] | None = None)
     return page(f"Replay {title}", "\n".join(parts), SCRIPT)
 
 
-def unchanged_as_zero(frames: list[dict]) -> list[dict]:
+def unchanged_as_zero(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The frames with each panel, or panel row, equal to the previous frame's written as 0.
 
     Most of a step leaves most of the board as it was; the viewer takes a 0
     from the frame before, which makes a page about three times smaller.
     """
-    shrunk = []
-    before: list[dict] = []
+    shrunk: list[dict[str, Any]] = []
+    before: list[dict[str, Any]] = []
     for frame in frames:
-        panels = []
+        panels: list[dict[str, Any] | int] = []
         for index, panel in enumerate(frame["panels"]):
             old = before[index] if index < len(before) else {"rows": []}
             if panel == old:
@@ -145,7 +149,7 @@ def unchanged_as_zero(frames: list[dict]) -> list[dict]:
     return shrunk
 
 
-def _final(record: dict) -> str:
+def _final(record: dict[str, Any]) -> str:
     result = record["result"]
     rows = sorted(
         ([rank, seat, name, Cell(money, "money")] for seat, (name, money, rank)
@@ -168,7 +172,7 @@ def _final(record: dict) -> str:
     return "\n".join(parts)
 
 
-def write_replay_page(record: dict, plugins: Any, path: Any, back: tuple[str, str] | None = None) -> None:
+def write_replay_page(record: dict[str, Any], plugins: Plugins, path: Any, back: tuple[str, str] | None = None) -> None:
     """Write :func:`replay_page` to ``path`` (UTF-8); :class:`ReportError` when the file cannot be written."""
     text = replay_page(record, plugins, back)
     write_text(path, text)

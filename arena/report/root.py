@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.compare.report import HEADLINES
 from arena.errors import ReportError
+from arena.plugins import Plugins
 from arena.report.comparison import is_comparison, read_outcome, write_comparison
 from arena.report import plots
 from arena.report.markup import link, page, table, write_text
@@ -52,13 +53,13 @@ def result_folders(root: str) -> list[str]:
     return [name for name in names if holds_store(os.path.join(root, name))]
 
 
-def write_one(folder: str, out: str, plugins: Any, **options: Any) -> Written:
+def write_one(folder: str, out: str, plugins: Plugins, **options: Any) -> Written:
     if is_comparison(folder):
         return write_comparison(folder, out, plugins, **options)
     return write_site(folder, out, plugins, **options)
 
 
-def write_report(results: str, out: str, plugins: Any, **options: Any) -> Report:
+def write_report(results: str, out: str, plugins: Plugins, **options: Any) -> Report:
     """Write the report of ``results`` (a tournament's or comparison's folder, or a root of them) into ``out``.
 
     ``options`` go to :func:`arena.report.site.write_site` (``per_table``, ``wanted``, ``progress_stream``).
@@ -96,7 +97,7 @@ def _row(folder: str, name: str) -> list[Any]:
     finally:
         store.close()
     if is_comparison(folder):
-        kind, verdict = "comparison", HEADLINES.get(read_outcome(folder).get("verdict"), "-")
+        kind, verdict = "comparison", HEADLINES.get(read_outcome(folder).get("verdict", ""), "-")
     else:
         kind, verdict = "tournament", "-"
     return [link(f"{name}/index.html", name), kind, stored, header["total"], verdict]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.games.base import LogEntry
 from arena.games.silk_road.cards import GOODS, SPECIALS
 from arena.report.describe import Describer, event_words
 
@@ -29,14 +30,14 @@ class SilkRoadDescriber(Describer):
 
     palette = PALETTE
 
-    def __init__(self, players: list[str], options: dict) -> None:
+    def __init__(self, players: list[str], options: dict[str, Any]) -> None:
         super().__init__(players, options)
         #: every delivery so far, newest first, as rows of the deliveries panel
         self.deliveries: list[list[Any]] = []
 
     # -- words --
 
-    def action_text(self, decision: str, action: dict) -> str:
+    def action_text(self, decision: str, action: dict[str, Any]) -> str:
         if decision == "load_ship":
             return f"load {action.get('good')}"
         if decision == "phase1":
@@ -56,7 +57,7 @@ class SilkRoadDescriber(Describer):
             return f"draw {action.get('count')} extra"
         return super().action_text(decision, action)
 
-    def event_text(self, event: dict) -> str:
+    def event_text(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
         if kind == "setup":
             market = ", ".join("empty" if top is None else top["good"] for top in event["market"])
@@ -90,15 +91,15 @@ class SilkRoadDescriber(Describer):
 
     # -- the board --
 
-    def cards(self, views: list[dict]) -> dict:
+    def cards(self, views: list[dict[str, Any]]) -> dict[str, Any]:
         """Goods cards as chips in their good's colour (the card id in the tooltip)."""
         return self.chips.cell([(view["id"], view["good"], view["good"], f"card {view['id']}") for view in views])
 
-    def goods(self, names: list[str], text: str = "") -> dict:
+    def goods(self, names: list[str], text: str = "") -> dict[str, Any]:
         """Goods (a ship's cargo, a row of the goods table) as chips."""
         return self.chips.cell([(name, name, name, name) for name in names], text)
 
-    def seat_columns(self, views: list[dict]) -> tuple[list[str], list[list[Any]]]:
+    def seat_columns(self, views: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
         table = views[0]["players"]
         rows = []
         for seat, view in enumerate(views):
@@ -109,7 +110,7 @@ class SilkRoadDescriber(Describer):
             rows.append([self.cards(view["hand"]), ships, specials])
         return ["hand (omniscient)", "ships' goods (ship 0 first)", "special cards"], rows
 
-    def panels(self, views: list[dict], fresh: list) -> list[dict]:
+    def panels(self, views: list[dict[str, Any]], fresh: list[LogEntry]) -> list[dict[str, Any]]:
         public = views[0]
         for _, event in fresh:
             if event.get("type") == "deliver":

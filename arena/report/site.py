@@ -25,17 +25,20 @@ import os
 import re
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from arena.report import REPLAYS_PER_TABLE
 from arena.errors import ArenaError, ReportError
+from arena.plugins import Plugins
 from arena.report import plots
 from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.replay_page import write_replay_page
-from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, OVERALL, build_leaderboard, section_notes, standing_rows
-from arena.tournament.ratings import ENVIRONMENT, rate_games
+from arena.runs.loop import Progress
+from arena.standings.board import OVERALL
+from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, build_leaderboard, section_notes, standing_rows
+from arena.tournament.ratings import ENVIRONMENT, Rating, rate_games
 from arena.tournament.progress import Tally, make_progress
-from arena.runs.store import open_store
+from arena.runs.store import GameRow, Header, SeatResult, Store, open_store
 
 FAULT_KINDS = ("timeout", "illegal", "malformed", "crash")
 GAMES_PAGE = "games.html"
@@ -54,7 +57,7 @@ class Written:
     broken: list[str] = field(default_factory=list)
 
 
-def sample(index: list[tuple], per_table: int, wanted: tuple[str, ...] = ()) -> list[tuple]:
+def sample(index: list[GameRow], per_table: int, wanted: tuple[str, ...] = ()) -> list[GameRow]:
     """The games to draw replay pages for: the first ``per_table`` of every table, plus the ``wanted`` ids.
 
     ``index`` is :meth:`~arena.runs.store.Store.game_index` rows (schedule order); an id in ``wanted``
@@ -74,7 +77,7 @@ def sample(index: list[tuple], per_table: int, wanted: tuple[str, ...] = ()) -> 
     return chosen
 
 
-def write_site(results: str, out: str, plugins: Any, *, per_table: int = REPLAYS_PER_TABLE,
+def write_site(results: str, out: str, plugins: Plugins, *, per_table: int = REPLAYS_PER_TABLE,
                wanted: tuple[str, ...] = (), progress_stream: TextIO | None = None,
                header_extra: str = "") -> Written:
     """Write the report of the tournament in ``results`` (its folder, holding results.sqlite) into ``out``.
@@ -126,7 +129,7 @@ def rating_histories(seats: list[tuple[int, str, int]]) -> dict[str, list[tuple[
 
     ``seats`` are the store's ``placings(game)``; the ratings are the leaderboard's (same function, same order).
     """
-    history: list = []
+    history: list[tuple[int, dict[str, Rating]]] = []
     rate_games(seats, history)
     series: dict[str, list[tuple[int, float, float]]] = {}
     for _, rated in history:
@@ -136,7 +139,10 @@ def rating_histories(seats: list[tuple[int, str, int]]) -> dict[str, list[tuple[
     return series
 
 
-def thinned(points: list, most: int = CHART_POINTS) -> list:
+Point = TypeVar("Point")
+
+
+def thinned(points: list[Point], most: int = CHART_POINTS) -> list[Point]:
     """At most ``most`` of ``points``, evenly spaced, the first and last kept (a chart needs no more)."""
     if len(points) <= most:
         return points
@@ -144,7 +150,7 @@ def thinned(points: list, most: int = CHART_POINTS) -> list:
     return [points[round(number * step)] for number in range(most)]
 
 
-def page_name(order: int, record: dict) -> str:
+def page_name(order: int, record: dict[str, Any]) -> str:
     """The replay page's file name: its place in the schedule and its id, safe on every file system."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(record.get("id", "game"))).strip("-")
     return f"{order:05d}-{slug}.html"
@@ -161,13 +167,15 @@ def _clear_old_pages(out: str) -> None:
             os.remove(os.path.join(folder, name))
 
 
-def _write_replays(store: Any, chosen: list[tuple], plugins: Any, out: str, written: Written,
-                   progress: Any) -> dict[int, str]:
+def _write_replays(store: Store, chosen: list[GameRow], plugins: Plugins, out: str, written: Written,
+                   progress: Progress) -> dict[int, str]:
     """Write the chosen games' replay pages; seq -> page path relative to ``out``."""
     pages = {}
     for row in chosen:
         seq, game_id = row.order, row.id
-        record = json.loads(store.record(game_id))
+        text = store.record(game_id)
+        assert text is not None  # the id comes from the store's own index
+        record = json.loads(text)
         name = page_name(seq + 1, record)
         path = os.path.join(out, "games", name)
         try:
@@ -187,7 +195,7 @@ def _write_replays(store: Any, chosen: list[tuple], plugins: Any, out: str, writ
     return pages
 
 
-def _write_charts(out: str, board: dict, histories: dict, faults: dict) -> dict[str, str]:
+def _write_charts(out: str, board: dict[str, Any], histories: dict[str, Any], faults: dict[str, Any]) -> dict[str, str]:
     """Write every chart; chart key -> path relative to ``out``."""
     charts = {}
 
@@ -213,7 +221,7 @@ def _write_charts(out: str, board: dict, histories: dict, faults: dict) -> dict[
     return charts
 
 
-def head_to_head_shares(section: dict) -> tuple[list[str], list[list[float | None]]]:
+def head_to_head_shares(section: dict[str, Any]) -> tuple[list[str], list[list[float | None]]]:
     """The section's bots in standings order and, per pair, the share of meetings the row bot finished above."""
     bots = [row["bot"] for row in section["standings"]]
     pairs = section["head_to_head"]
@@ -235,7 +243,7 @@ def _kinds(faults: dict[str, dict[str, int]]) -> list[str]:
 # -- the pages --
 
 
-def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, stored: int,
+def index_page(header: Header, board: dict[str, Any], charts: dict[str, str], faults: dict[str, Any], stored: int,
                extra: str = "") -> str:
     """The report's front page; ``extra`` is HTML put under the title (a comparison's verdict)."""
     name = header["name"]
@@ -257,15 +265,15 @@ def index_page(header: dict, board: dict, charts: dict[str, str], faults: dict, 
     return page(f"{kind} {name}", "\n".join(parts))
 
 
-def _overall_first(sections: list[dict]) -> list[dict]:
+def _overall_first(sections: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(sections, key=lambda section: section["game"] != OVERALL)
 
 
-def _section_title(section: dict) -> str:
+def _section_title(section: dict[str, Any]) -> str:
     return "overall" if section["game"] == OVERALL else section["game"]
 
 
-def _section(board: dict, section: dict, charts: dict[str, str]) -> str:
+def _section(board: dict[str, Any], section: dict[str, Any], charts: dict[str, str]) -> str:
     game = section["game"]
     parts = [f'<h2 id="section-{escape(game)}">{escape(_section_title(section))}: '
              f'{section["games"]} of {section["scheduled"]} games</h2>']
@@ -288,7 +296,7 @@ def _section(board: dict, section: dict, charts: dict[str, str]) -> str:
     return "\n".join(parts)
 
 
-def _head_to_head_table(section: dict) -> str:
+def _head_to_head_table(section: dict[str, Any]) -> str:
     bots, shares = head_to_head_shares(section)
     pairs = section["head_to_head"]
     rows = []
@@ -333,12 +341,13 @@ def _faults(faults: dict[str, dict[str, int]], charts: dict[str, str]) -> str:
     return "\n".join(parts)
 
 
-def _settings(header: dict) -> str:
+def _settings(header: Header) -> str:
     definition = header["definition"]
     if not {"format", "games", "limits", "bots"} <= definition.keys():  # a comparison's, or another kind
         rows = [[key, value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True)]
                 for key, value in definition.items()]
-        return "\n".join(['<h2 id="settings">Settings</h2>', table(["setting", "value"], rows, css_id="settings-table")])
+        return "\n".join(['<h2 id="settings">Settings</h2>',
+                          table(["setting", "value"], rows, css_id="settings-table")])
     parts = ['<h2 id="settings">Settings</h2>',
              table(["setting", "value"], [["name", definition["name"]],
                                           ["seed", definition.get("seed", "secret (kept in the store)")],
@@ -357,14 +366,14 @@ def _settings(header: dict) -> str:
     return "\n".join(parts)
 
 
-def _plan_counts(plan: dict, game: str) -> list[Any]:
+def _plan_counts(plan: dict[str, Any], game: str) -> list[Any]:
     for entry in plan["games"]:
         if entry["name"] == game:
             return [len(entry["tables"]), entry["games"]]
     return ["-", "-"]
 
 
-def games_page(name: str, index: list[tuple], seats: dict[int, list[tuple]], pages: dict[int, str],
+def games_page(name: str, index: list[GameRow], seats: dict[int, list[SeatResult]], pages: dict[int, str],
                broken: list[str], per_table: int) -> str:
     """Every stored game in schedule order; those with a replay page link to it."""
     parts = [f'<nav class="site">{link("index.html", "leaderboards")}</nav>',
@@ -375,7 +384,7 @@ def games_page(name: str, index: list[tuple], seats: dict[int, list[tuple]], pag
     if broken:
         parts.append('<p class="banner">' + escape(f"{len(broken)} records do not replay with the installed "
                                                   f"engine; their pages say why.") + "</p>")
-    by_game: dict[str, list] = {}
+    by_game: dict[str, list[list[Any]]] = {}
     for seq, game_id, game, *_ in index:
         row = seats.get(seq, [])
         described = " · ".join(f"{seat.bot} {seat.money}" for seat in row)
