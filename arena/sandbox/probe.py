@@ -157,7 +157,10 @@ def python_paths() -> list[str]:
                 paths += ast.literal_eval(match.group(1)).values() if match else []
             except (OSError, ValueError, SyntaxError):
                 continue
-    return list(dict.fromkeys(path for path in paths if os.path.exists(path)))
+    found = list(dict.fromkeys(path for path in paths if os.path.exists(path)))
+    # a folder inside another one listed is bound with it (binding it again trips the jail's /tmp handling)
+    return [path for path in found
+            if not any(path != other and path.startswith(other.rstrip("/") + "/") for other in found)]
 
 
 #: run in a jailed interpreter: make a game's namespaces and scratch as a template's fork does
