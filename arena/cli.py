@@ -7,6 +7,7 @@ no traceback reaches the user.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import sys
@@ -39,9 +40,13 @@ class ArenaGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ArenaError as error:
-            exception = click.ClickException(str(error))
-            exception.exit_code = error.exit_code
-            raise exception from None
+            raise _click_error(error.exit_code)(str(error)) from None
+
+
+@functools.cache
+def _click_error(exit_code: int) -> type[click.ClickException]:
+    """A ClickException that exits with ``exit_code`` (click 8.5 declares ``exit_code`` a class variable)."""
+    return type(f"ArenaExit{exit_code}", (click.ClickException,), {"exit_code": exit_code})
 
 
 @click.group(cls=ArenaGroup, context_settings=CONTEXT_SETTINGS)
