@@ -81,7 +81,17 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    with open_pool(jobs, scheduler, plugins) as pool, results_folder(root, design.name, fresh) as folder:
+    with open_pool(jobs, scheduler, plugins) as pool:
+        # every bot started once before the folder is made: a broken one leaves nothing behind
+        check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
+        return _compare_in(design, plugins, pool, sprt=sprt, max_blocks=max_blocks, root=root, sandbox=sandbox,
+                           fresh=fresh, progress_stream=progress_stream, progress_every=progress_every)
+
+
+def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | None, max_blocks: int, root: str,
+                sandbox: str, fresh: bool, progress_stream: TextIO | None, progress_every: float) -> dict[str, Any]:
+    """The comparison inside its results folder: stored games counted first, then the blocks still needed."""
+    with results_folder(root, design.name, fresh) as folder:
         store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
                                         "plan": design.plan(max_blocks)})
         try:
@@ -97,7 +107,6 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
                     feed.add(spec.order, record["result"])
             played = 0
             if not feed.done:
-                check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
                 played = _play(store, folder, design, specs, pool, feed, progress_stream, progress_every)
         finally:
             store.close()

@@ -75,6 +75,7 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     """
     with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
         check_protections(tournament, sandbox, announce)
+        _check_bots(tournament, plugins, sandbox)  # before the folder is made: a broken bot leaves nothing behind
         with results_folder(root, tournament.name, fresh) as folder:
             store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
                                             "definition": tournament.definition()})
@@ -93,7 +94,6 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
     versions = dict(zip([e.name for e in tournament.entrants], entrant_versions(tournament.entrants, plugins)))
     announce(seed_line(tournament.seed, folder))
     if tournament.format == "ladder":
-        _check_bots(tournament, plugins, sandbox)
         store.set_meta({"plan": schedule.summary(), "versions": versions})
         return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, pool, folder,
                           lambda specs: progress(Tally(len(specs), 0, {}, {})), announce)
@@ -102,8 +102,6 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
     reuse = plan_reuse(specs, store.stored_games())
     for line in reuse.lines(folder):
         announce(line)
-    if reuse.to_play:
-        _check_bots(tournament, plugins, sandbox)
     totals = store.bot_totals()
     tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
                   reused=reuse.reused)
