@@ -19,7 +19,7 @@ from arena.errors import BotCheckFailed
 from arena.match import Limits
 from arena.preflight import check_entrants
 from arena.tournament.config import GameEntry
-from tournament_files import stored_records, write_tournament
+from tournament_files import write_tournament
 
 READY_BOT = """
 import json, sys, time
