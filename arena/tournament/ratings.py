@@ -24,7 +24,7 @@ from arena.standings.raters import DEFAULT_RATER, TRUESKILL_ENVIRONMENT, Rating,
 from arena.standings.seats import GameSeats
 from arena.runs.store import Store
 
-__all__ = ["ENVIRONMENT", "OVERALL_RULE", "Rating", "rate_games", "game_ratings", "cached_ratings"]
+__all__ = ["ENVIRONMENT", "OVERALL_RULE", "Rating", "rate_games", "cached_ratings"]
 
 ENVIRONMENT = TRUESKILL_ENVIRONMENT
 OVERALL_RULE = ("overall rank = by the mean of the bot's ranks in the games it plays (each game weighs the same); "
@@ -46,11 +46,6 @@ def rate_games(placings: Iterable[tuple[int, str, int]], history: list[tuple[int
         games.append(([bot for _, bot, _ in seats], [rank for _, _, rank in seats]))
     after_each = None if history is None else (lambda position, ratings: history.append((keys[position], ratings)))
     return rate(rater, games, after_each)
-
-
-def game_ratings(store: Store, game: str, rater: str = DEFAULT_RATER) -> dict[str, Rating]:
-    """The ratings of every bot in ``game``, rated afresh from ``store`` (the leaderboard caches its own)."""
-    return rate_games(store.placings(game), rater=rater)
 
 
 def cached_ratings(store: Store, game: str, rater: str, seats: GameSeats) -> dict[str, Rating]:
