@@ -35,8 +35,14 @@ class Spy(RandomBot):
         Spy.seen.append(dict(info))
 
 
-def attack(start: dict, game_name: str) -> list[list[int]]:
-    """Every opponent hand the attacker can derive from what it knows; the real one must not be among them."""
+def hidden(setup: dict, seat: int) -> tuple:
+    """What a seat must not know of a deal: its opponent's hand and the deck's order (a hand alone is small
+    enough to be guessed by chance now and then; the deck is not)."""
+    return sorted(setup["hands"][1 - seat]), list(setup["deck"])
+
+
+def attack(start: dict, game_name: str) -> list[tuple]:
+    """Every hidden part of a deal the attacker can derive from what it knows; the real one must not be among them."""
     game = get_plugins().game(game_name)
     players, options = len(start["players"]), start["options"]
     candidates = [random.Random(start["seed"])]  # its own seed taken for a deal seed
@@ -44,11 +50,7 @@ def attack(start: dict, game_name: str) -> list[list[int]]:
         candidates.append(random.Random(seeds.deal_seed(seeds.public_secret(guess), game_name, players,
                                                         sorted(options.items()), 1)))
         candidates.append(random.Random(derive_seed(guess, game_name, 1, 1)))  # the old unkeyed derivation
-    hands = []
-    for rng in candidates:
-        setup = game.random_setup(players, options, rng)
-        hands.append(sorted(setup["hands"][1 - start["seat"]]))
-    return hands
+    return [hidden(game.random_setup(players, options, rng), start["seat"]) for rng in candidates]
 
 
 def play_once(folder, seed_line: str) -> tuple[dict, dict]:
@@ -65,15 +67,14 @@ def play_once(folder, seed_line: str) -> tuple[dict, dict]:
 def test_without_a_seed_the_attacker_cannot_compute_its_opponents_hand(isolated):
     start, record = play_once(isolated, "")
     assert start["seat"] == record["players"].index("spy")
-    hidden = sorted(record["setup"]["hands"][1 - start["seat"]])
-    assert hidden not in attack(start, "silk-road")
+    assert hidden(record["setup"], start["seat"]) not in attack(start, "silk-road")
     assert start["seed"] != record["seed"]
 
 
 def test_control_with_a_public_seed_the_same_attack_succeeds(isolated):
     start, record = play_once(isolated, "seed = 1234\n")
-    hidden = sorted(record["setup"]["hands"][1 - start["seat"]])
-    assert hidden in attack(start, "silk-road")  # the file says so: deals follow from its public seed
+    # the file says so: deals follow from its public seed
+    assert hidden(record["setup"], start["seat"]) in attack(start, "silk-road")
 
 
 def test_two_runs_without_a_seed_deal_differently_but_a_rerun_keeps_its_deals(isolated):
