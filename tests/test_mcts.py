@@ -50,20 +50,30 @@ def test_a_fixed_budget_runs_exactly_that_many_iterations(plugins, game_name, pl
 
 def test_without_a_fixed_budget_it_searches_a_share_of_the_move_time_and_of_the_bank_within_what_is_left():
     bot = MctsBot(time_fraction=0.5)
-    bot.move_ms = 1000
-    assert bot.budget_ms(11000) == pytest.approx(500 + 10000 / 30)  # a share of the bank left, too
-    assert bot.budget_ms(1000) == 500  # no bank left: the share of the move time alone
-    assert bot.budget_ms(300) == 200  # the time left less a margin of a tenth of the move time
-    bot.move_ms = 100
+    bot.move_ms, bot.bank_ms = 1000, 10000
+    # a share of the bank left above the reserve (half the game's bank), too
+    assert bot.budget_ms(11000) == pytest.approx(500 + 5000 / 30)
+    assert bot.budget_ms(6000) == 500  # the bank down to its reserve: the share of the move time alone
+    assert bot.budget_ms(1000) == 500
+    assert bot.budget_ms(300) == 50  # the time left less a margin of a quarter of the move time
+    bot.move_ms, bot.bank_ms = 100, 0
     assert bot.budget_ms(100) == 50
     assert bot.budget_ms(80) == 30  # the margin is at least 50 ms
+
+
+def test_the_share_of_the_move_time_keeps_a_margin_that_grows_with_the_move_time():
+    bot = MctsBot(time_fraction=1.0)
+    bot.move_ms = 200
+    assert bot.budget_ms(200) == 150
+    bot.move_ms = 2000
+    assert bot.budget_ms(2000) == 1500
 
 
 def test_a_fixed_budget_is_cut_short_only_to_answer_in_time():
     bot = MctsBot(iterations=10**6)
     bot.move_ms = 1000
-    assert bot.budget_ms(11000) == 10900
-    assert bot.budget_ms(100) == 0
+    assert bot.budget_ms(11000) == 10750
+    assert bot.budget_ms(100) < 0
 
 
 def test_with_no_time_left_it_still_answers_after_one_iteration(plugins):

@@ -13,12 +13,13 @@ Budget: with ``iterations`` > 0 it runs exactly that many iterations, so a
 fixed ``start`` seed gives the same moves every time (tests, paired
 comparisons on different machines). With ``iterations`` = 0 (the default)
 it plays to a time budget: ``time_fraction`` of the move time plus a share
-of the bank still left (``time_left_ms`` less the move time), so a game's
-bank is spent a little at a time, most of it on the early decisions that
-shape the game. A time budget is not deterministic (the iterations done
-depend on the machine and its load). Either way it stops early enough to
-answer within the time left (less a safety margin), so it never faults on
-time; only then can a fixed budget be cut short.
+of the bank still left above a reserve (half the game's bank, kept for the
+overruns of a loaded machine), so the spendable bank is spent a little at a
+time, most of it on the early decisions that shape the game. A time budget
+is not deterministic (the iterations done depend on the machine and its
+load). Either way it stops early enough to answer within the time left (and
+within the move time) less a safety margin that grows with the move time,
+so it does not fault on time; only then can a fixed budget be cut short.
 
 Reused work: when the seat decides again right after its own action, with
 nothing but its own action's events in between (a card played and then its
@@ -38,17 +39,21 @@ from arena_bots.mcts_search import Node, PairedSearch, Search, action_key
 from arena_bots.mcts_silk_road import SilkRoadPolicy
 
 POLICIES = {"modern-art": ModernArtPolicy, "silk-road": SilkRoadPolicy}
-#: Time kept back from the time left, for the answer's way back and the runner's measurement.
+#: Time kept back from the time left (and from the move time), for the answer's way back, the
+#: runner's measurement and a loaded machine's delays: at least MARGIN_MS, more with a longer move
+#: time (a descheduled process overruns a longer search by more).
 MARGIN_MS = 50
-MARGIN_SHARE = 0.1
+MARGIN_SHARE = 0.25
 #: the share of the bank left that one decision may spend on top of its share of the move time
 BANK_SHARE = 1 / 30
+#: the share of the game's bank never spent by plan: it absorbs overruns on a loaded machine
+BANK_RESERVE = 0.5
 
 
 class MctsBot:
     """Searches every real choice with ISMCTS; options: iterations, exploration, time_fraction."""
 
-    def __init__(self, iterations: int = 0, exploration: float = 0.5, time_fraction: float = 0.5) -> None:
+    def __init__(self, iterations: int = 0, exploration: float = 0.5, time_fraction: float = 0.7) -> None:
         self.iterations = iterations
         self.exploration = exploration
         self.time_fraction = time_fraction
@@ -57,6 +62,7 @@ class MctsBot:
         self.policy = None
         self.options: dict = {}
         self.move_ms = 1000
+        self.bank_ms = 0
         self.seat = 0
         self.last_search: Search | None = None
         #: the subtree under this seat's last action, kept for the next decision (reused work)
@@ -68,6 +74,7 @@ class MctsBot:
         self.policy = POLICIES[info["game"]]()
         self.options = info["options"]
         self.move_ms = info["time"]["move_ms"]
+        self.bank_ms = info["time"].get("bank_ms", 0)
         self.seat = info.get("seat", 0)
         self.kept = None
 
@@ -106,10 +113,14 @@ class MctsBot:
         return kept
 
     def budget_ms(self, time_left_ms: float) -> float:
-        """The longest this decision may search: the time left less a margin, and without a fixed
-        budget, ``time_fraction`` of the move time plus :data:`BANK_SHARE` of the bank left."""
-        safe = time_left_ms - max(MARGIN_MS, MARGIN_SHARE * self.move_ms)
+        """The longest this decision may search: the time left less a margin that grows with the move
+        time; without a fixed budget, ``time_fraction`` of the move time (at most the move time less
+        that margin) plus :data:`BANK_SHARE` of the bank left above a reserve of :data:`BANK_RESERVE`
+        of the game's bank."""
+        margin = max(MARGIN_MS, MARGIN_SHARE * self.move_ms)
+        safe = time_left_ms - margin
         if self.iterations:
             return safe
-        bank_left = max(0.0, time_left_ms - self.move_ms)
-        return min(safe, self.time_fraction * self.move_ms + BANK_SHARE * bank_left)
+        spendable = max(0.0, time_left_ms - self.move_ms - BANK_RESERVE * self.bank_ms)
+        share = min(self.time_fraction * self.move_ms, self.move_ms - margin)
+        return min(safe, share + BANK_SHARE * spendable)
