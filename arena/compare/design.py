@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,10 +28,9 @@ from arena.entrants import Entrant
 from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import Plugins
-from arena.runs import seeds
-from arena.tournament.config import NAME_PATTERN, GameEntry
-from arena.tournament.schedule import rotation_order
+from arena.runs.deals import TableDeal, deal, position_seeds, rotation_order
 from arena.runs.spec import GameSpec
+from arena.tournament.config import NAME_PATTERN, GameEntry
 
 CANDIDATE_TABLE, BASELINE_TABLE = 1, 2
 
@@ -128,34 +126,15 @@ class Design:
         candidate or baseline gives other spec keys, so none of its stored games is reused.
         """
         game = plugins.game(self.game)
-        size = self.games_per_block
         specs: list[GameSpec] = []
         for block in range(blocks):
-            deal = block + 1
-            deal_seed = seeds.deal_seed(secret, self.game, self.players, sorted(self.options.items()), deal)
-            setup = game.random_setup(self.players, self.options, random.Random(deal_seed))
-            bot_seeds = [seeds.bot_seed(secret, self.game, "compare", deal, position)
-                         for position in range(self.players)]
-            for order in range(block * size, (block + 1) * size):
-                rotation, table = order % size // 2 + 1, order % 2 + 1
-                positions = rotation_order(self.players, rotation)
-                seated = tuple(self.tables[table - 1][p] for p in positions)
-                specs.append(GameSpec(
-                    order=order,
-                    id=f"{self.name}/{self.game}/t{table}/d{deal}/r{rotation}",
-                    game=self.game,
-                    table=f"t{table}",
-                    deal=deal,
-                    rotation=rotation,
-                    options=self.options,
-                    setup=setup,
-                    entrants=seated,
-                    seed=deal_seed,
-                    bot_seeds=tuple(bot_seeds[p] for p in positions),
-                    limits=self.limits,
-                    sandbox=sandbox,
-                    versions=tuple(versions[entrant.name] for entrant in seated),
-                ))
+            one = deal(secret, game, self.players, self.options, block + 1)
+            bot_seeds = position_seeds(secret, self.game, "compare", one.number, self.players)
+            candidate, baseline = (TableDeal(self.name, self.game, self.options, f"t{number}", table, one, bot_seeds,
+                                             self.limits, sandbox, versions)
+                                   for number, table in enumerate(self.tables, start=1))
+            for rotation in range(1, self.players + 1):
+                specs += [candidate.spec(rotation, len(specs)), baseline.spec(rotation, len(specs) + 1)]
         return specs
 
     def block_pairs(self, results: list[dict[str, Any]]) -> list[Pair]:

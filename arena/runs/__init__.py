@@ -3,6 +3,7 @@
 - :mod:`arena.runs.spec`: a :class:`GameSpec` says what to play, a
   :class:`FinishedGame` what came of it;
 - :mod:`arena.runs.seeds`: a run's secret and the keyed derivation of deal and bot seeds;
+- :mod:`arena.runs.deals`: a deal's setup and seeds, and its game at a table in each seat rotation;
 - :mod:`arena.runs.play`: plays one spec in whatever process holds it;
 - :mod:`arena.runs.pools`: in-process, local worker processes (``-j N``) and
   Dask (``--scheduler``) behind one interface;

@@ -26,19 +26,19 @@ on every machine and run, and ids stay put when the field changes:
 Rotation ``r`` puts table position ``(seat + r - 1) mod players`` in seat
 ``seat``: in r1 the table's order, in r2 every entry one seat lower (the first
 in the last seat), and so on, so each entry holds each seat's cards once per deal.
+Deals, bot seeds, rotations and ids are :mod:`arena.runs.deals`' (comparisons share them).
 """
 
 from __future__ import annotations
 
 import itertools
-import random
 from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar
 
 from arena.entrants import Entrant
 from arena.formats.sampled import sampled_tables
 from arena.plugins import Plugins
-from arena.runs import seeds
+from arena.runs.deals import TableDeal, deal, position_seeds
 from arena.runs.spec import GameSpec
 from arena.tournament.config import GameEntry, Tournament
 
@@ -85,11 +85,6 @@ def seatings(entries: Sequence[Entry], players: int, form: str) -> list[tuple[En
 def _filled(entries: Sequence[Entry], seats: int) -> tuple[Entry, ...]:
     """``entries`` repeated in order until ``seats`` are filled."""
     return tuple(entries[index % len(entries)] for index in range(seats))
-
-
-def rotation_order(players: int, rotation: int) -> list[int]:
-    """Table positions by seat in ``rotation`` (counted from 1)."""
-    return [(seat + rotation - 1) % players for seat in range(players)]
 
 
 @dataclass(frozen=True)
@@ -141,33 +136,15 @@ def game_specs(tournament: Tournament, plan: GamePlan, plugins: Plugins, secret:
     """
     game = plugins.game(plan.entry.name)
     players, options = plan.entry.players, plan.entry.options
-    deals = {}
-    for deal in range(1, plan.deals + 1):
-        deal_seed = seeds.deal_seed(secret, game.name, players, sorted(options.items()), deal)
-        deals[deal] = (deal_seed, game.random_setup(players, options, random.Random(deal_seed)))
+    shuffled = [deal(secret, game, players, options, number) for number in range(1, plan.deals + 1)]
     specs: list[GameSpec] = []
     for table in plan.tables:
-        for deal, (deal_seed, setup) in deals.items():
-            bot_seeds = [seeds.bot_seed(secret, game.name, table.label, deal, position) for position in range(players)]
-            for rotation in range(1, players + 1):
-                positions = rotation_order(players, rotation)
-                seated = tuple(table.entrants[p] for p in positions)
-                specs.append(GameSpec(
-                    order=first_order + len(specs),
-                    id=f"{tournament.name}/{game.name}/{table.label}/d{deal}/r{rotation}",
-                    game=game.name,
-                    table=table.label,
-                    deal=deal,
-                    rotation=rotation,
-                    options=options,
-                    setup=setup,
-                    entrants=seated,
-                    seed=deal_seed,
-                    bot_seeds=tuple(bot_seeds[p] for p in positions),
-                    limits=tournament.limits,
-                    sandbox=sandbox,
-                    versions=tuple(versions[entrant.name] for entrant in seated),
-                ))
+        for one in shuffled:
+            at_table = TableDeal(tournament.name, game.name, options, table.label, table.entrants, one,
+                                 position_seeds(secret, game.name, table.label, one.number, players),
+                                 tournament.limits, sandbox, versions)
+            specs += [at_table.spec(rotation, first_order + len(specs) + rotation - 1)
+                      for rotation in range(1, players + 1)]
     return specs
 
 
