@@ -5,9 +5,8 @@ bot. Each game is a free-for-all by placing: every seat is a one-player team,
 equal placings are draws. A bot holding several seats of one game takes the
 mean of its seats' updated mu and sigma.
 
-The rating loop is the library's own call in a loop, with nothing between the
-calls but a dictionary look-up per seat: the leaderboard's rating time is the
-library's time (``benchmarks/ratings.py`` measures both in one run).
+A :class:`Rater` takes games one at a time (a run rates each game as it
+arrives); :func:`rate` rates a whole sequence with one.
 
 Both raters start a bot at mu 25, sigma 25/3 and report mu with a 95%
 interval ``mu +- 1.96 sigma``.
@@ -73,6 +72,57 @@ def describe(name: str) -> RaterInfo:
     raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
 
 
+class Rater:
+    """Ratings built one game at a time, in the order the games are given (the leaderboard's and a live run's).
+
+    The rating loop is the library's own call per game with nothing between the
+    calls but a dictionary look-up per seat: the leaderboard's rating time is
+    the library's time (``benchmarks/ratings.py`` measures both in one run).
+    """
+
+    def __init__(self, name: str) -> None:
+        if name == "trueskill":
+            import trueskill
+
+            env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
+            self._update: Callable[..., Any] = env.rate
+            self._make: Callable[[float, float], Any] = env.create_rating
+        elif name == "openskill":
+            from openskill.models import PlackettLuce
+
+            model = PlackettLuce(mu=OPENSKILL_ENVIRONMENT["mu"], sigma=OPENSKILL_ENVIRONMENT["sigma"],
+                                 beta=OPENSKILL_ENVIRONMENT["beta"], tau=OPENSKILL_ENVIRONMENT["tau"])
+            self._update = model.rate
+            self._make = lambda mu, sigma: model.rating(mu=mu, sigma=sigma)
+        else:
+            raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
+        self.name = name
+        self.games = 0
+        self._current: dict[str, Any] = {}
+
+    def add(self, bots: Sequence[str], ranks: Sequence[int]) -> None:
+        """Rate one more game: the bots of its seats and their placings (1 = first)."""
+        current = self._current
+        for bot in bots:
+            if bot not in current:
+                current[bot] = self._make(PRIOR_MU, PRIOR_SIGMA)  # its own object: a shared prior would be one player
+        updated = self._update([[current[bot]] for bot in bots], ranks=list(ranks))
+        if len(set(bots)) == len(bots):
+            for bot, (rating,) in zip(bots, updated):
+                current[bot] = rating
+        else:
+            _merge_seats(current, bots, updated, self._make)
+        self.games += 1
+
+    def rating(self, bot: str) -> Rating:
+        """``bot``'s rating now (it must have played)."""
+        return Rating(self._current[bot].mu, self._current[bot].sigma)
+
+    def ratings(self) -> dict[str, Rating]:
+        """Every rated bot's rating now."""
+        return {bot: Rating(rating.mu, rating.sigma) for bot, rating in self._current.items()}
+
+
 def rate(name: str, games: Iterable[SeatedGame],
          after_each: Callable[[int, dict[str, Rating]], None] | None = None) -> dict[str, Rating]:
     """Rate ``games`` in the order given with rater ``name``; each bot's final :class:`Rating`.
@@ -81,39 +131,12 @@ def rate(name: str, games: Iterable[SeatedGame],
     with its position (from 0) and the new ratings of its bots (the report
     plots ratings over games).
     """
-    if name == "trueskill":
-        import trueskill
-
-        env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
-        update = env.rate
-
-        def make(mu: float, sigma: float) -> Any:
-            return env.create_rating(mu, sigma)
-    elif name == "openskill":
-        from openskill.models import PlackettLuce
-
-        model = PlackettLuce(mu=OPENSKILL_ENVIRONMENT["mu"], sigma=OPENSKILL_ENVIRONMENT["sigma"],
-                             beta=OPENSKILL_ENVIRONMENT["beta"], tau=OPENSKILL_ENVIRONMENT["tau"])
-        update = model.rate
-
-        def make(mu: float, sigma: float) -> Any:
-            return model.rating(mu=mu, sigma=sigma)
-    else:
-        raise ValueError(f"unknown rater {name!r} (expected one of: {', '.join(RATERS)})")
-    current: dict[str, Any] = {}
+    rater = Rater(name)
     for position, (bots, ranks) in enumerate(games):
-        for bot in bots:
-            if bot not in current:
-                current[bot] = make(PRIOR_MU, PRIOR_SIGMA)  # its own object: one shared prior would be one player
-        updated = update([[current[bot]] for bot in bots], ranks=list(ranks))
-        if len(set(bots)) == len(bots):
-            for bot, (rating,) in zip(bots, updated):
-                current[bot] = rating
-        else:
-            _merge_seats(current, bots, updated, make)
+        rater.add(bots, ranks)
         if after_each is not None:
-            after_each(position, {bot: Rating(current[bot].mu, current[bot].sigma) for bot in dict.fromkeys(bots)})
-    return {bot: Rating(rating.mu, rating.sigma) for bot, rating in current.items()}
+            after_each(position, {bot: rater.rating(bot) for bot in dict.fromkeys(bots)})
+    return rater.ratings()
 
 
 def _merge_seats(current: dict[str, Any], bots: Sequence[str], updated: list[list[Any]],

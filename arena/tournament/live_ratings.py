@@ -1,58 +1,44 @@
 """Rating games while they are played: the main process rates them in schedule order as they arrive.
 
-The main process of a run mostly waits for its workers, and the leaderboard's
-rating pass (TrueSkill: milliseconds a game, about as long as a random game
-takes to play) used to start only after the last game. :class:`LiveRatings`
-rates each game's stream in a thread of the main process, in schedule order
-(a game that arrives early waits for the ones before it), starting with the
-reused games, so the ratings are exactly those of a rating pass after the run,
-for any ``-j``. When every game of a game is rated, the ratings go into the
-store's figure cache, where the leaderboard finds them.
+The leaderboard's rating pass (TrueSkill: more than half a millisecond a
+four-player game, about as long as a random game takes to play) used to start
+only after the last game. :class:`LiveRatings` keeps one
+:class:`~arena.standings.raters.Rater` per game and rates each game of the
+schedule as soon as every game before it in schedule order is in hand (a game
+that arrives early waits), starting with the reused games, so the ratings are
+exactly those of a rating pass after the run, for any ``-j``. When every game
+of a game is rated, the ratings go into the store's figure cache, where the
+leaderboard finds them.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store
-from arena.standings.raters import Rating, SeatedGame, rate
-
-_END = None
+from arena.standings.raters import Rater, SeatedGame
 
 
 class _GameStream:
-    """One game's seats in schedule order, fed to a rating thread as soon as they are contiguous."""
+    """One game's seats, rated in schedule order as soon as they are contiguous."""
 
     def __init__(self, rater: str, orders: list[int]) -> None:
         self.orders = orders
         self.position = 0
         self.early: dict[int, SeatedGame] = {}
-        self.queue: queue.SimpleQueue[SeatedGame | None] = queue.SimpleQueue()
-        self.ratings: dict[str, Rating] = {}
-        self.thread = threading.Thread(target=self._rate, args=(rater,), name="arena-live-ratings", daemon=True)
-        self.thread.start()
-
-    def _games(self) -> Iterator[SeatedGame]:
-        while (game := self.queue.get()) is not _END:
-            yield game
-
-    def _rate(self, rater: str) -> None:
-        self.ratings = rate(rater, self._games())
+        self.rater = Rater(rater)
 
     def add(self, order: int, game: SeatedGame) -> None:
         self.early[order] = game
         while self.position < len(self.orders) and self.orders[self.position] in self.early:
-            self.queue.put(self.early.pop(self.orders[self.position]))
+            self.rater.add(*self.early.pop(self.orders[self.position]))
             self.position += 1
 
-    def finish(self) -> dict[str, Rating] | None:
-        """The ratings when every game was rated, else None (a game failed or the run stopped)."""
-        self.queue.put(_END)
-        self.thread.join()
-        return self.ratings if self.position == len(self.orders) else None
+    @property
+    def complete(self) -> bool:
+        """Whether every game of the schedule was rated (not so when a game failed or the run stopped)."""
+        return self.position == len(self.orders)
 
 
 class LiveRatings:
@@ -79,9 +65,9 @@ class LiveRatings:
         self.streams[finished.spec.game].add(finished.spec.order, (record["players"], record["result"]["ranks"]))
 
     def finish(self) -> None:
-        """Wait for the ratings; cache those of every fully rated game where the leaderboard finds them."""
+        """Cache the ratings of every fully rated game where the leaderboard finds them."""
         for game, stream in self.streams.items():
-            ratings = stream.finish()
-            if ratings is not None:
+            if stream.complete:
                 self.store.cache_figures(game, len(stream.orders), {
-                    "rater": self.rater, "ratings": {bot: [r.mu, r.sigma] for bot, r in ratings.items()}})
+                    "rater": self.rater,
+                    "ratings": {bot: [r.mu, r.sigma] for bot, r in stream.rater.ratings().items()}})

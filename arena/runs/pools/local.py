@@ -33,6 +33,7 @@ import multiprocessing.connection
 import os
 import signal
 import time
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, Iterable, Iterator
 
 from arena.runs.process import die_with_parent
@@ -41,7 +42,13 @@ from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import GameSpec, Outcome, Sink
 
 log = logging.getLogger("arena.runs")
-TASKS_PER_WORKER = 2
+#: chunks a worker holds at once: the one it plays and the next
+CHUNKS_PER_WORKER = 2
+#: how long a chunk should play, and the most games in one (two chunks of specs must fit in a pipe's buffer)
+CHUNK_SECONDS, CHUNK_GAMES = 0.02, 32
+#: the most bytes of one pickled chunk: the chunks a worker holds stay within a pipe's 64 KiB buffer, so
+#: the main process never blocks sending while the worker blocks sending results
+CHUNK_BYTES = 24 * 1024
 STOP_WAIT_SECONDS = 30.0
 
 
@@ -81,22 +88,25 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     try:
         while not _stopping:
             try:
-                task = conn.recv()
+                chunk = conn.recv()
             except (EOFError, OSError):
                 abandon_log_queue()  # the main process is gone: nobody will read the log queue
                 return
-            if task is None or _stopping:
+            if chunk is None:
                 return
-            _playing = True
-            try:
-                message = play_spec(task, multiprocessing.current_process().name)
-            finally:
-                _playing = False
-            try:
-                conn.send(message)
-            except OSError:
-                abandon_log_queue()
-                return
+            for task in chunk:
+                if _stopping:
+                    return
+                _playing = True
+                try:
+                    message = play_spec(task, multiprocessing.current_process().name)
+                finally:
+                    _playing = False
+                try:
+                    conn.send(message)
+                except OSError:
+                    abandon_log_queue()
+                    return
     except StopRequested:
         log.info("stopped")
     finally:
@@ -120,6 +130,8 @@ class LocalPool:
         self.sink: Sink | None = None
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
         self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
+        self.chunks: dict[Any, list[int]] = {}  # process -> games left in each chunk it holds, oldest first
+        self.timing = _GameTiming()
         self.returned: list[GameSpec] = []  # specs a dead worker held but had not started
         self.spawned = 0
         self.cores = sorted(os.sched_getaffinity(0))
@@ -137,6 +149,7 @@ class LocalPool:
         theirs.close()
         self.links[mine] = process
         self.held[process] = {}
+        self.chunks[process] = []
 
     def _free_core(self) -> int | None:
         """The core for a new worker: one no other worker holds, or None (no pinning) with more workers than cores."""
@@ -146,21 +159,31 @@ class LocalPool:
         return next(core for core in self.cores if core not in taken)
 
     def _give(self, conn: Any, tasks: Iterator[GameSpec]) -> None:
-        """Top up one worker to its share of tasks, or tell it to finish when none are left."""
-        held = self.held[self.links[conn]]
-        while len(held) < TASKS_PER_WORKER:
-            task = self.returned.pop(0) if self.returned else next(tasks, None)
-            if task is None:
+        """Top up one worker to its share of chunks, or tell it to finish when no task is left."""
+        process = self.links[conn]
+        held, chunks = self.held[process], self.chunks[process]
+        while len(chunks) < CHUNKS_PER_WORKER:
+            chunk: list[GameSpec] = []
+            for _ in range(self.timing.chunk_size()):
+                task = self.returned.pop(0) if self.returned else next(tasks, None)
+                if task is None:
+                    break
+                chunk.append(task)
+            if not chunk:
                 if not held:
                     self._send(conn, None)
                 return
-            held[task.order] = task
-            self._send(conn, task)
+            message = _pickled(chunk, self.returned)
+            for task in chunk:
+                held[task.order] = task
+            chunks.append(len(chunk))
+            self._send(conn, message)
 
     @staticmethod
     def _send(conn: Any, message: Any) -> None:
+        """Send ``message`` (bytes go as they are: a pickled chunk), unless the worker is gone."""
         try:
-            conn.send(message)
+            conn.send_bytes(message) if isinstance(message, bytes) else conn.send(message)
         except OSError:
             pass  # the worker died; its sentinel tells the loop
 
@@ -220,7 +243,13 @@ class LocalPool:
             outcome: Outcome = conn.recv()
         except (EOFError, OSError):
             return False
-        spec = self.held[self.links[conn]].pop(outcome.order)
+        process = self.links[conn]
+        spec = self.held[process].pop(outcome.order)
+        chunks = self.chunks[process]
+        chunks[0] -= 1
+        if not chunks[0]:
+            chunks.pop(0)
+        self.timing.played(outcome.seconds)
         if outcome.record is not None:
             self._sink.done(outcome.finished(spec))
         else:
@@ -242,6 +271,7 @@ class LocalPool:
         del self.links[conn]
         conn.close()
         held = self.held.pop(process)
+        del self.chunks[process]
         del self.core_of[process]
         if self.stop_requested:
             return
@@ -273,3 +303,32 @@ class LocalPool:
             process.join()
         self.links.clear()
 
+
+
+def _pickled(chunk: list[GameSpec], returned: list[GameSpec]) -> bytes:
+    """``chunk`` pickled within :data:`CHUNK_BYTES`: games cut from its end go back to the front of ``returned``."""
+    while True:
+        message = bytes(ForkingPickler.dumps(chunk))
+        if len(message) <= CHUNK_BYTES or len(chunk) == 1:
+            return message
+        half = len(chunk) // 2
+        returned[:0] = chunk[half:]
+        del chunk[half:]
+
+
+class _GameTiming:
+    """How many games make a chunk: as many as fit in :data:`CHUNK_SECONDS`, by the mean game time so far."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.seconds = 0.0
+
+    def played(self, seconds: float) -> None:
+        self.games += 1
+        self.seconds += seconds
+
+    def chunk_size(self) -> int:
+        if not self.games:
+            return 1
+        mean = self.seconds / self.games
+        return max(1, min(CHUNK_GAMES, int(CHUNK_SECONDS / mean) if mean > 0 else CHUNK_GAMES))
