@@ -1,0 +1,170 @@
+"""The jail's cost as users see it: the same sandboxed tournaments with the code from before the jail and now.
+
+Issue 13's target: sandboxed tournaments of the reference bots run at no less
+than 70% of their speed before the jail (commit 99d9d0c, the end of the round
+before it). Issue 18's: a sandboxed tournament of random bots reaches at
+least 0.3 of its in-process speed (``--sandbox none``).
+
+Two tournaments, each run as a user runs it (``python -m arena run FILE
+--fresh --sandbox process -j N``, a new process timed from start to exit):
+
+- **reference**: like ``tournaments/demo.toml`` (random, appraiser and trader;
+  Modern Art with 3 seats, Maritime Silk Road with 2; default limits; seed 1);
+- **random**: three random bots at one table of each game (``random`` and the
+  same class twice more as ``py:`` entries: the old code has no ``NAME=BOT``).
+
+Each is played with the code from before the jail (a git worktree of
+``--before`` at ``--worktree``, made when missing, run with
+``PYTHONPATH=WORKTREE:WORKTREE/bots`` so that both ``arena`` and the reference
+bots are the old ones: checked before anything is timed), then with the
+current code (fresh bot processes per game, the default), the current code
+with ``[limits] reuse = true``, and, for the random tournament, the current
+code with ``--sandbox none``. The rows are interleaved and repeated
+(``--rounds``); each ratio is taken within a round (so a change of the
+machine's load between rounds moves both sides), and the median is printed
+with the load average before and after.
+
+    python benchmarks/jail_before_after.py                    # 60 deals: 300 reference games, 180 random
+    python benchmarks/jail_before_after.py --deals 20 --rounds 1 -j 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIMITS = "[limits]\nstart_ms = 5000\nmove_ms = 1000\nbank_ms = 10000\nmemory_mb = 512\n"
+REFERENCE = """[tournament]
+name = "reference"
+seed = 1
+deals = {deals}
+[[games]]
+name = "modern-art"
+players = 3
+[[games]]
+name = "silk-road"
+players = 2
+{limits}[[bots]]
+spec = "random"
+[[bots]]
+spec = "appraiser"
+[[bots]]
+spec = "trader"
+"""
+RANDOM = """[tournament]
+name = "random"
+seed = 1
+deals = {deals}
+[[games]]
+name = "modern-art"
+players = 3
+[[games]]
+name = "silk-road"
+players = 3
+{limits}[[bots]]
+spec = "random"
+[[bots]]
+spec = "r2=py:arena_bots.random_bot:RandomBot"
+[[bots]]
+spec = "r3=py:arena_bots.random_bot:RandomBot"
+"""
+
+
+def worktree(path: str, commit: str) -> str:
+    """The checkout of ``commit`` at ``path`` (a detached git worktree, added when missing)."""
+    if not os.path.isdir(path):
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", path, commit], check=True,
+                       stdout=subprocess.DEVNULL)
+    head = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    wanted = subprocess.run(["git", "-C", ROOT, "rev-parse", commit], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    if head != wanted:
+        raise SystemExit(f"{path} holds {head[:7]}, not {commit}: remove it or name another --worktree")
+    return path
+
+
+def old_environment(path: str) -> dict[str, str]:
+    """The environment that runs the old ``arena`` with the old bots; checked by importing both."""
+    env = dict(os.environ, PYTHONPATH=f"{path}:{path}/bots")
+    found = subprocess.run([sys.executable, "-c", "import arena, arena_bots; print(arena.__file__); "
+                            "print(arena_bots.__file__)"], env=env, check=True, capture_output=True,
+                           text=True, cwd=tempfile.gettempdir()).stdout.split()
+    if not all(file.startswith(path + os.sep) for file in found):
+        raise SystemExit(f"the old code is not the one imported: {found}")
+    return env
+
+
+def tournament(folder: str, template: str, deals: int, reuse: bool) -> tuple[str, int]:
+    """Write a tournament file; its path and its number of games."""
+    limits = LIMITS + ("reuse = true\n" if reuse else "")
+    name = template.split('name = "', 1)[1].split('"', 1)[0] + ("-reuse" if reuse else "")
+    path = os.path.join(folder, f"{name}.toml")
+    with open(path, "w") as handle:
+        handle.write(template.format(deals=deals, limits=limits))
+    games = deals * (3 + (2 if template is REFERENCE else 3))  # every deal in every rotation of each table
+    return path, games
+
+
+def timed_run(path: str, games: int, sandbox: str, jobs: int, env: dict[str, str] | None) -> float:
+    """games/s of ``arena run PATH --fresh --sandbox SANDBOX -j JOBS`` in a new process, start to exit."""
+    with tempfile.TemporaryDirectory() as results:
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "arena", "run", path, "--fresh", "--sandbox", sandbox, "-j",
+                        str(jobs), "--results", results], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=os.path.dirname(path), env=env)
+        return games / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=60, help="deals per table (each played in every rotation)")
+    parser.add_argument("--rounds", type=int, default=3, help="times every row is run (medians printed)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="worker processes of every run")
+    parser.add_argument("--before", default="99d9d0c", help="the commit before the jail")
+    parser.add_argument("--worktree", default="/tmp/prejail", help="where its checkout is (made when missing)")
+    args = parser.parse_args()
+    old = old_environment(worktree(args.worktree, args.before))
+    current = dict(os.environ, PYTHONPATH=ROOT)
+    print(f"{os.cpu_count()} cores, -j {args.jobs}, load average {os.getloadavg()[0]:.1f} at the start; "
+          f"before = {args.before} ({args.worktree})")
+    with tempfile.TemporaryDirectory() as folder:
+        rows: dict[str, tuple[str, int, str, dict[str, str]]] = {}
+        for label, template in (("reference", REFERENCE), ("random", RANDOM)):
+            fresh, games = tournament(folder, template, args.deals, reuse=False)
+            reused, _ = tournament(folder, template, args.deals, reuse=True)
+            rows[f"{label}: before the jail"] = (fresh, games, "process", old)
+            rows[f"{label}: now, fresh per game"] = (fresh, games, "process", current)
+            rows[f"{label}: now, reuse = true"] = (reused, games, "process", current)
+            if label == "random":
+                rows[f"{label}: now, --sandbox none"] = (fresh, games, "none", current)
+        speeds: dict[str, list[float]] = {label: [] for label in rows}
+        for _ in range(args.rounds):
+            for label, (path, games, sandbox, env) in rows.items():
+                speeds[label].append(timed_run(path, games, sandbox, args.jobs, env))
+    for label in rows:
+        print(f"{label:<34}{statistics.median(speeds[label]):7.1f} games/s  "
+              f"({', '.join(f'{speed:.1f}' for speed in speeds[label])})")
+    for what in ("reference", "random"):
+        before = speeds[f"{what}: before the jail"]
+        for how in ("fresh per game", "reuse = true"):
+            now = speeds[f"{what}: now, {how}"]
+            ratios = [a / b for a, b in zip(now, before)]
+            print(f"{what}, now ({how}) / before: {statistics.median(ratios):.2f} "
+                  f"({', '.join(f'{ratio:.2f}' for ratio in ratios)}; target >= 0.70)")
+    inside = speeds["random: now, --sandbox none"]
+    for how in ("fresh per game", "reuse = true"):
+        ratios = [a / b for a, b in zip(speeds[f"random: now, {how}"], inside)]
+        print(f"random, sandboxed ({how}) / --sandbox none: {statistics.median(ratios):.2f} "
+              f"({', '.join(f'{ratio:.2f}' for ratio in ratios)}; target >= 0.30)")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
