@@ -39,41 +39,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIMITS = "[limits]\nstart_ms = 5000\nmove_ms = 1000\nbank_ms = 10000\nmemory_mb = 512\n"
-REFERENCE = """[tournament]
-name = "reference"
-seed = 1
-deals = {deals}
-[[games]]
-name = "modern-art"
-players = 3
-[[games]]
-name = "silk-road"
-players = 2
-{limits}[[bots]]
-spec = "random"
-[[bots]]
-spec = "appraiser"
-[[bots]]
-spec = "trader"
-"""
-RANDOM = """[tournament]
-name = "random"
-seed = 1
-deals = {deals}
-[[games]]
-name = "modern-art"
-players = 3
-[[games]]
-name = "silk-road"
-players = 3
-{limits}[[bots]]
-spec = "random"
-[[bots]]
-spec = "r2=py:arena_bots.random_bot:RandomBot"
-[[bots]]
-spec = "r3=py:arena_bots.random_bot:RandomBot"
-"""
+LIMITS = {"start_ms": 5000, "move_ms": 1000, "bank_ms": 10000, "memory_mb": 512}
+#: name: (seats in Modern Art, seats in Maritime Silk Road, the entries)
+TOURNAMENTS = {
+    "reference": (3, 2, ["random", "appraiser", "trader"]),
+    "random": (3, 3, ["random", "r2=py:arena_bots.random_bot:RandomBot", "r3=py:arena_bots.random_bot:RandomBot"]),
+}
 
 
 def worktree(path: str, commit: str) -> str:
@@ -101,15 +72,18 @@ def old_environment(path: str) -> dict[str, str]:
     return env
 
 
-def tournament(folder: str, template: str, deals: int, reuse: bool) -> tuple[str, int]:
-    """Write a tournament file; its path and its number of games."""
-    limits = LIMITS + ("reuse = true\n" if reuse else "")
-    name = template.split('name = "', 1)[1].split('"', 1)[0] + ("-reuse" if reuse else "")
-    path = os.path.join(folder, f"{name}.toml")
+def tournament(folder: str, name: str, deals: int, reuse: bool) -> tuple[str, int]:
+    """Write the tournament file ``name`` of :data:`TOURNAMENTS`; its path and its number of games."""
+    modern_art, silk_road, entries = TOURNAMENTS[name]
+    limits = {**LIMITS, "reuse": "true" if reuse else "false"}
+    path = os.path.join(folder, f"{name}{'-reuse' if reuse else ''}.toml")
     with open(path, "w") as handle:
-        handle.write(template.format(deals=deals, limits=limits))
-    games = deals * (3 + (2 if template is REFERENCE else 3))  # every deal in every rotation of each table
-    return path, games
+        handle.write(f'[tournament]\nname = "{name}"\nseed = 1\ndeals = {deals}\n'
+                     f'[[games]]\nname = "modern-art"\nplayers = {modern_art}\n'
+                     f'[[games]]\nname = "silk-road"\nplayers = {silk_road}\n[limits]\n'
+                     + "".join(f"{key} = {value}\n" for key, value in limits.items() if key != "reuse" or reuse)
+                     + "".join(f'[[bots]]\nspec = "{entry}"\n' for entry in entries))
+    return path, deals * (modern_art + silk_road)  # one table per game, every deal in every rotation
 
 
 def timed_run(path: str, games: int, sandbox: str, jobs: int, env: dict[str, str] | None) -> float:
@@ -136,9 +110,9 @@ def main() -> None:
           f"before = {args.before} ({args.worktree})")
     with tempfile.TemporaryDirectory() as folder:
         rows: dict[str, tuple[str, int, str, dict[str, str]]] = {}
-        for label, template in (("reference", REFERENCE), ("random", RANDOM)):
-            fresh, games = tournament(folder, template, args.deals, reuse=False)
-            reused, _ = tournament(folder, template, args.deals, reuse=True)
+        for label in TOURNAMENTS:
+            fresh, games = tournament(folder, label, args.deals, reuse=False)
+            reused, _ = tournament(folder, label, args.deals, reuse=True)
             rows[f"{label}: before the jail"] = (fresh, games, "process", old)
             rows[f"{label}: now, fresh per game"] = (fresh, games, "process", current)
             rows[f"{label}: now, reuse = true"] = (reused, games, "process", current)
