@@ -16,7 +16,9 @@ What we add to multiprocessing-logging, and why:
 - closing drains what has arrived and stops once nothing more comes for a
   moment, instead of waiting (up to 5 s) for records a killed worker counted
   but never sent;
-- control characters in messages (a bot's terminal escapes) are shown escaped.
+- control characters in messages (a bot's terminal escapes) are shown escaped;
+- the main process's own records go straight to the file (the library sends
+  them through the queue too, to a thread of the same process).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import contextlib
 import contextvars
 import logging
 import multiprocessing
+import os
 import queue
 import threading
 from typing import Iterator
@@ -89,6 +92,7 @@ class BoundedQueueHandler(MultiProcessingHandler):
         self.queue = multiprocessing.Queue(QUEUE_RECORDS)
         self._is_closed = False
         self.dropped = 0
+        self.owner = os.getpid()
         self._receive_thread = threading.Thread(target=self._receive, name=name, daemon=True)
         self._receive_thread.start()
 
@@ -101,6 +105,13 @@ class BoundedQueueHandler(MultiProcessingHandler):
             text = text[:MAX_RECORD_CHARS] + f" ... ({len(text) - MAX_RECORD_CHARS} more characters)"
         record.msg = text
         return record
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """A record of the process that owns the log goes straight to the file; a worker's goes through the queue."""
+        if os.getpid() == self.owner:
+            self.sub_handler.handle(self._format_record(record))
+        else:
+            super().emit(record)
 
     def _send(self, record: logging.LogRecord) -> None:
         try:
@@ -116,13 +127,13 @@ class BoundedQueueHandler(MultiProcessingHandler):
                 continue
             except (EOFError, OSError):
                 return
-            self.sub_handler.emit(record)
+            self.sub_handler.handle(record)  # under its lock: the main process writes too
         while True:  # closing: write what has arrived, until nothing more comes for a moment
             try:
                 record = self.queue.get(timeout=QUIET_SECONDS)
             except (queue.Empty, EOFError, OSError):
                 break
-            self.sub_handler.emit(record)
+            self.sub_handler.handle(record)  # under its lock: the main process writes too
         self.queue.cancel_join_thread()
         self.queue.close()
 

@@ -127,6 +127,7 @@ class _Sink:
         if len(self.waiting) >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
         self.outcome.played += 1
+        log_finished(finished)
         result = finished.record["result"]
         self.progress.game_done(finished.record["players"], result["ranks"])
         if self.on_game is not None:
@@ -144,6 +145,24 @@ class _Sink:
     def idle(self) -> None:
         self.flush()
         self.progress.tick()
+
+
+def log_finished(finished: FinishedGame) -> None:
+    """Log one line for a game that ended, as if the process that played it had (its name, its game).
+
+    The line is made here, where the game arrives, rather than in the worker:
+    sending a log record from a worker to the log's owner cost a millisecond
+    game about 5% of its time.
+    """
+    if not log.isEnabledFor(logging.INFO):
+        return
+    record = finished.record
+    line = log.makeRecord(log.name, logging.INFO, __file__, 0, "finished in %.3f s: %s", (
+        finished.seconds, ", ".join(f"{name} {money}" for name, money in zip(record["players"],
+                                                                              record["result"]["money"]))), None)
+    line.processName = finished.worker or line.processName
+    line.game = finished.spec.id
+    log.handle(line)
 
 
 @contextlib.contextmanager

@@ -70,7 +70,12 @@ def play_record(spec: GameSpec) -> dict[str, Any]:
 
 
 def play_spec(spec: GameSpec, worker: str = "") -> Outcome:
-    """Play one spec; its record, or why it failed (logged with the game's id)."""
+    """Play one spec; its record, or why it failed (logged with the game's id).
+
+    A game that ends is logged by the process that receives it
+    (:func:`arena.runs.loop.log_finished`), not here: a log record sent from a
+    worker costs more than a fast game's bookkeeping.
+    """
     began = time.perf_counter()
     try:
         record = play_record(spec)
@@ -79,8 +84,5 @@ def play_spec(spec: GameSpec, worker: str = "") -> Outcome:
             log.exception("game failed")
         return Outcome(spec.order, None, f"{type(error).__name__}: {error}", time.perf_counter() - began, worker)
     seconds = time.perf_counter() - began
-    with game_context(spec.id):
-        log.info("finished in %.3f s: %s", seconds, ", ".join(
-            f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"])))
     summary = {key: record[key] for key in SUMMARY_KEYS}
     return Outcome(spec.order, summary, "", seconds, worker, orjson.dumps(record))
