@@ -12,6 +12,7 @@ A :class:`FinishedGame` is a spec's record with how long it took and where.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -51,10 +52,16 @@ class GameSpec:
         decided = {
             "id": self.id, "game": self.game, "options": self.options, "setup": self.setup,
             "players": self.names, "versions": list(self.versions), "seed": self.seed,
-            "bot_seeds": list(self.bot_seeds), "limits": self.limits.as_dict(),
+            "bot_seeds": list(self.bot_seeds), "limits": _limits_dict(self.limits),
         }
         text = json.dumps(decided, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    """``limits.as_dict()``, made once per limits: a schedule's specs share a few (dataclasses' asdict is slow)."""
+    return limits.as_dict()
 
 
 @dataclass(frozen=True)
