@@ -13,6 +13,7 @@ from arena.cli import cli
 from arena.entrants import parse_spec
 from arena.errors import BadBotSpec, OptionError, TournamentFileError
 from arena.tournament.config import parse_tournament
+from tournament_files import tournament_data
 
 
 class Pricer:
@@ -116,11 +117,8 @@ def test_a_py_entrant_gets_its_tournament_options_as_keyword_arguments(plugins):
 
 
 def tournament(*bots: dict) -> dict:
-    return {
-        "tournament": {"name": "options", "seed": 1},
-        "games": [{"name": "modern-art", "players": 3}],
-        "bots": list(bots),
-    }
+    """The tables of a modern-art tournament file entering ``bots``."""
+    return tournament_data(bots, "modern-art:3", name="options", seed=1, deals=None)
 
 
 def test_a_tournament_entry_takes_an_options_table(plugins):

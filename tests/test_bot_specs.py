@@ -11,11 +11,12 @@ from arena.cli import cli
 from arena.entrants import parse_spec
 from arena.errors import BadBotSpec, OptionError, TournamentFileError
 from arena.tournament.config import parse_tournament
+from tournament_files import tournament_data
 
 
 def tournament(*bots: dict) -> dict:
-    return {"tournament": {"name": "specs", "seed": 1}, "games": [{"name": "silk-road", "players": 2}],
-            "bots": list(bots)}
+    """The tables of a silk-road tournament file entering ``bots``."""
+    return tournament_data(bots, "silk-road:2", name="specs", seed=1, deals=None)
 
 
 # -- NAME=BOT --

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena_bots import modern_art_heuristic
+from tournament_files import write_tournament
 
 DOCS = Path(__file__).parents[1] / "docs" / "ci"
 SCRIPT = DOCS / "arena-ci.sh"
@@ -24,10 +25,7 @@ pytestmark = [pytest.mark.skipif(shutil.which("arena") is None or shutil.which("
 @pytest.fixture
 def project(tmp_path):
     """A small repository: a tournament file, and the appraiser's module committed as the baseline."""
-    (tmp_path / "ci.toml").write_text(
-        '[tournament]\nname = "ci"\nseed = 1\ndeals = 2\n\n'
-        '[[games]]\nname = "modern-art"\nplayers = 3\n\n'
-        '[[bots]]\nspec = "random"\n\n[[bots]]\nspec = "appraiser"\n')
+    write_tournament(tmp_path, ["random", "appraiser"], "modern-art:3", deals=2, name="ci", seed=1)
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "appraiser.py").write_text(inspect.getsource(modern_art_heuristic))
     git = ["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org"]

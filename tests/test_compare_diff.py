@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.compare.diff import diff_boards, render_diff
+from tournament_files import write_tournament
 
 
 def standing(rank: int, bot: str, score: float, games: int) -> dict:
@@ -58,10 +59,9 @@ def test_an_unchanged_leaderboard_says_so():
     assert text.count("no bot changed rank") == 2 and "up " not in text and "down " not in text
 
 
-def write_tournament(path, bots: list[str]) -> str:
-    path.write_text('[tournament]\nname = "cup"\nseed = 2\n\n[[games]]\nname = "modern-art"\nplayers = 3\n\n'
-                    + "".join(f'[[bots]]\nspec = "{bot}"\n\n' for bot in bots))
-    return str(path)
+def write_cup(folder, bots: list[str]) -> str:
+    """``folder/cup.toml``: a modern-art tournament entering ``bots``."""
+    return write_tournament(folder, bots, "modern-art:3", name="cup", seed=2, deals=None)
 
 
 def run(*args):
@@ -69,10 +69,10 @@ def run(*args):
 
 
 def test_diff_against_an_earlier_run_as_a_folder_or_its_leaderboard_json(isolated):
-    first = write_tournament(isolated / "cup.toml", ["random", "appraiser"])
+    first = write_cup(isolated, ["random", "appraiser"])
     assert run("run", first, "-j", "2", "--sandbox", "none").exit_code == 0
     shutil.copytree(isolated / "results" / "cup", isolated / "before")
-    second = write_tournament(isolated / "cup.toml", ["random", "appraiser", "r2=py:arena_bots.random_bot:RandomBot"])
+    second = write_cup(isolated, ["random", "appraiser", "r2=py:arena_bots.random_bot:RandomBot"])
     assert run("run", second, "-j", "2", "--sandbox", "none", "--fresh").exit_code == 0
 
     from_json = run("leaderboard", "results/cup", "--diff", "before/leaderboard.json", "--format", "markdown")
@@ -92,7 +92,7 @@ def test_diff_against_an_earlier_run_as_a_folder_or_its_leaderboard_json(isolate
     ("results/cup", "csv", "--diff prints table, markdown, json, not csv"),
 ])
 def test_a_wrong_old_leaderboard_is_one_line_and_exit_status_2(isolated, old, form, message):
-    assert run("run", write_tournament(isolated / "cup.toml", ["random", "appraiser"]), "--sandbox", "none",
+    assert run("run", write_cup(isolated, ["random", "appraiser"]), "--sandbox", "none",
                "-j", "1").exit_code == 0
     (isolated / "empty").mkdir()
     (isolated / "not-a-board.json").write_text('{"games": 3}')

@@ -7,26 +7,10 @@ import json
 from click.testing import CliRunner
 
 from arena.cli import cli
-from tournament_files import stored_records
+from tournament_files import stored_records, write_tournament
 
-LADDER = '''[tournament]
-name = "lad"
-seed = 3
-format = "ladder"
-rounds = 20
-until = "settled"
-top = 3
-deals = 1
-[[games]]
-name = "modern-art"
-players = 3
-[[bots]]
-spec = "random"
-[[bots]]
-spec = "appraiser"
-[[bots]]
-spec = "passer=py:test_ladder:Passer"
-'''
+LADDER = {"bots": ["random", "appraiser", "passer=py:test_ladder:Passer"], "games": "modern-art:3", "name": "lad",
+          "seed": 3, "format": "ladder", "rounds": 20, "until": "settled", "top": 3, "deals": 1}
 
 
 class Passer:
@@ -46,7 +30,7 @@ def run(path: str, *args: str) -> object:
 
 
 def test_a_ladder_settles_three_clear_strengths_early_and_is_the_same_for_any_jobs(isolated):
-    (isolated / "lad.toml").write_text(LADDER)
+    write_tournament(isolated, **LADDER)
     one = run("lad.toml", "-j", "1", "--results", "one")
     two = run("lad.toml", "-j", "2", "--results", "two")
     assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output

@@ -19,7 +19,7 @@ from arena.match import derive_seed
 from arena.plugins import get_plugins
 from arena.runs import seeds
 from arena_bots.random_bot import RandomBot
-from tournament_files import stored_records
+from tournament_files import stored_records, write_tournament
 
 #: seeds a tournament file could plausibly hold, tried by the attacker
 GUESSED_SEEDS = range(0, 2000)
@@ -53,33 +53,31 @@ def attack(start: dict, game_name: str) -> list[tuple]:
     return [hidden(game.random_setup(players, options, rng), start["seat"]) for rng in candidates]
 
 
-def play_once(folder, seed_line: str) -> tuple[dict, dict]:
+def play_once(folder, seed: int | None) -> tuple[dict, dict]:
     Spy.seen.clear()
-    (folder / "cup.toml").write_text(
-        f'[tournament]\nname = "cup"\n{seed_line}deals = 1\n[[games]]\nname = "silk-road"\nplayers = 2\n'
-        '[[bots]]\nspec = "spy=py:test_secret_deals:Spy"\n[[bots]]\nspec = "random"\n')
-    result = CliRunner().invoke(cli, ["run", str(folder / "cup.toml"), "--sandbox", "none", "-j", "0", "--fresh"])
+    path = write_tournament(folder, ["spy=py:test_secret_deals:Spy", "random"], "silk-road:2", deals=1, seed=seed)
+    result = CliRunner().invoke(cli, ["run", path, "--sandbox", "none", "-j", "0", "--fresh"])
     assert result.exit_code == 0, result.output
     record = stored_records(folder / "results" / "cup")[0]
     return Spy.seen[0], record
 
 
 def test_without_a_seed_the_attacker_cannot_compute_its_opponents_hand(isolated):
-    start, record = play_once(isolated, "")
+    start, record = play_once(isolated, None)
     assert start["seat"] == record["players"].index("spy")
     assert hidden(record["setup"], start["seat"]) not in attack(start, "silk-road")
     assert start["seed"] != record["seed"]
 
 
 def test_control_with_a_public_seed_the_same_attack_succeeds(isolated):
-    start, record = play_once(isolated, "seed = 1234\n")
+    start, record = play_once(isolated, 1234)
     # the file says so: deals follow from its public seed
     assert hidden(record["setup"], start["seat"]) in attack(start, "silk-road")
 
 
 def test_two_runs_without_a_seed_deal_differently_but_a_rerun_keeps_its_deals(isolated):
-    start, first = play_once(isolated, "")
+    start, first = play_once(isolated, None)
     result = CliRunner().invoke(cli, ["run", str(isolated / "cup.toml"), "--sandbox", "none", "-j", "0"])
     assert "0 to play" in result.stderr  # resumed under the kept secret
-    _, other = play_once(isolated, "")  # --fresh: a new secret
+    _, other = play_once(isolated, None)  # --fresh: a new secret
     assert first["setup"] != other["setup"]

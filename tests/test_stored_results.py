@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.runs.store import open_store
-from tournament_files import stored_records
+from tournament_files import stored_records, write_tournament
 
 #: an external Silk Road bot: its STRATEGY line is what the tests edit
 BOT = '''import json, sys
@@ -46,11 +46,8 @@ def run(*args: str) -> object:
 
 
 def write(folder: Path, bots: list[str], deals: int = 2) -> str:
-    lines = ['[tournament]\nname = "cup"\n', f"deals = {deals}\n", '[[games]]\nname = "silk-road"\nplayers = 2\n']
-    lines += [f'[[bots]]\nspec = "{spec}"\n' for spec in bots]
-    path = folder / "cup.toml"
-    path.write_text("".join(lines))
-    return str(path)
+    """``folder/cup.toml``: silk-road for two, deals from a secret drawn on the first run."""
+    return write_tournament(folder, bots, "silk-road:2", deals=deals, name="cup", seed=None)
 
 
 def entrant(folder: Path, strategy: str = "pass") -> str:

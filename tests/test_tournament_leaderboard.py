@@ -24,15 +24,14 @@ from arena.tournament.schedule import build_schedule
 from arena.runs.seeds import public_secret
 from arena.runs.spec import FinishedGame
 from arena.runs.store import create_or_open, open_store
+from tournament_files import tournament_data
 
 BOTS = ["random", "trader", "appraiser", "r2=py:arena_bots.random_bot:RandomBot",
         "r3=py:arena_bots.random_bot:RandomBot"]
-GAMES = [{"name": "modern-art", "players": 3}, {"name": "silk-road", "players": 3}]
 
 
 def make_tournament(name="lb"):
-    data = {"tournament": {"name": name, "seed": 9, "deals": 2}, "games": GAMES,
-            "bots": [{"spec": spec} for spec in BOTS]}
+    data = tournament_data(BOTS, "modern-art:3,silk-road:3", name=name, seed=9, deals=2)
     return parse_tournament(data, f"{name}.toml", get_plugins())
 
 

@@ -49,8 +49,7 @@ MIXED = ("random", "trader", "r2=py:arena_bots.random_bot:RandomBot", "r3=py:are
 
 def write_tournament(folder: Path, name: str = "cup", deals: int = 2, bots: tuple = MIXED,
                      games: str = "modern-art:3,silk-road:3", seed: int = 5) -> str:
-    return tournament_files.write_tournament(folder, [f'spec = "{spec}"' for spec in bots], games,
-                                             deals=deals, name=name, seed=seed)
+    return tournament_files.write_tournament(folder, bots, games, deals=deals, name=name, seed=seed)
 
 
 def run(*args: str) -> object:

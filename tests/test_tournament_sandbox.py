@@ -13,36 +13,16 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import cli
-from tournament_files import stored_records
+from tournament_files import stored_records, write_tournament
 
-TOURNAMENT = """
-[tournament]
-name = "boxed"
-seed = 3
-deals = {deals}
-
-[[games]]
-name = "silk-road"
-players = 2
-
-[[games]]
-name = "modern-art"
-players = 3
-
-[[bots]]
-spec = "random"
-
-[[bots]]
-spec = "trader"
-
-[[bots]]
-spec = "appraiser"
-"""
+def write_boxed(folder: Path, deals: int) -> str:
+    """``folder/boxed.toml``: both games, three reference bots."""
+    return write_tournament(folder, ["random", "trader", "appraiser"], "silk-road:2,modern-art:3", deals=deals,
+                            name="boxed", seed=3)
 
 
 def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
-    path = tmp_path / "boxed.toml"
-    path.write_text(TOURNAMENT.format(deals=2))
+    path = write_boxed(tmp_path, deals=2)
     boxed = CliRunner().invoke(cli, ["run", str(path), "-j", "2", "--results", "boxed"])
     assert boxed.exit_code == 0, boxed.output
     trusted = CliRunner().invoke(cli, ["run", str(path), "-j", "2", "--results", "trusted", "--sandbox", "none"])
@@ -97,8 +77,7 @@ def alive(pids: set[int]) -> set[int]:
 
 
 def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
-    path = tmp_path / "boxed.toml"
-    path.write_text(TOURNAMENT.format(deals=200))
+    path = write_boxed(tmp_path, deals=200)
     process = subprocess.Popen(["arena", "run", str(path), "-j", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     seen: set[int] = set()
@@ -136,9 +115,8 @@ for line in sys.stdin:
 def test_a_sandboxed_bots_stderr_reaches_the_log_file_through_its_worker(tmp_path):
     script = tmp_path / "chatty.py"
     script.write_text(CHATTY_BOT)
-    path = tmp_path / "chat.toml"
-    path.write_text(f'[tournament]\nname = "chat"\nseed = 1\n[[games]]\nname = "silk-road"\nplayers = 2\n'
-                    f'[[bots]]\nspec = "random"\n[[bots]]\nspec = "chatty=cmd:{sys.executable} {script}"\n')
+    path = write_tournament(tmp_path, ["random", f"chatty=cmd:{sys.executable} {script}"], "silk-road:2",
+                            deals=None, name="chat", seed=1)
     result = CliRunner().invoke(cli, ["run", str(path), "-j", "2"])
     assert result.exit_code == 0, result.output
     assert not any(record["faults"] for record in stored_records(tmp_path / "results" / "chat"))

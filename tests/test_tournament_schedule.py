@@ -9,13 +9,13 @@ import pytest
 from arena.runs import seeds
 from arena.tournament.config import parse_tournament
 from arena.tournament.schedule import build_schedule, seatings
+from tournament_files import tournament_data
 
 RANDOMS = [{"spec": "random"}] + [{"spec": f"r{i}=py:arena_bots.random_bot:RandomBot"} for i in range(2, 6)]
 
 
 def tournament(plugins, bots, games, form="round-robin", deals=2, seed=11):
-    data = {"tournament": {"name": "cup", "seed": seed, "format": form, "deals": deals},
-            "games": games, "bots": bots}
+    data = tournament_data(bots, games, seed=seed, deals=deals, format=form)
     return parse_tournament(data, "cup.toml", plugins)
 
 
