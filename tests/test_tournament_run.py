@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from arena.runs.store import open_store
 from arena_bots.random_bot import RandomBot
 
 import tournament_files
-from tournament_files import stored_records
+from tournament_files import stored_count, stored_records
 
 TESTS = Path(__file__).parent
 
@@ -203,17 +202,6 @@ def start_run(path: str, root: str, folder: Path, jobs: int = 2) -> subprocess.P
     return subprocess.Popen(["arena", "run", path, "-j", str(jobs), "--sandbox", "none", "--results", root],
                             cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-
-
-def stored_count(folder: Path) -> int:
-    try:
-        db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
-        try:
-            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
 
 
 def wait_for_games(folder: Path, count: int, process: subprocess.Popen) -> int:

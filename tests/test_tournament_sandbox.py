@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import cli
-from tournament_files import stored_records, write_tournament
+from tournament_files import stored_count, stored_records, write_tournament
 
 def write_boxed(folder: Path, deals: int) -> str:
     """``folder/boxed.toml``: both games, three reference bots."""
@@ -31,18 +30,6 @@ def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
     assert len(played) == 2 * 2 + 2 * 3
     assert not any(record["faults"] for record in played)
     assert played == stored_records(tmp_path / "trusted" / "boxed")
-
-
-def stored(folder: Path) -> int:
-    """Games stored so far, read while the run writes (0 before the store exists)."""
-    try:
-        db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
-        try:
-            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
 
 
 def descendants(root: int) -> set[int]:
@@ -83,11 +70,11 @@ def test_ctrl_c_leaves_no_bot_process_behind(tmp_path):
     seen: set[int] = set()
     deadline = time.monotonic() + 60
     folder = tmp_path / "results" / "boxed"
-    while time.monotonic() < deadline and (len(seen) < 2 + 4 or stored(folder) < 2):  # two workers, their bots
+    while time.monotonic() < deadline and (len(seen) < 2 + 4 or stored_count(folder) < 2):  # two workers, their bots
         seen |= descendants(process.pid)
         time.sleep(0.05)
     seen |= descendants(process.pid)
-    assert len(seen) >= 6 and stored(folder) >= 2
+    assert len(seen) >= 6 and stored_count(folder) >= 2
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import tomllib
 from pathlib import Path
 from typing import Any, Sequence
@@ -65,6 +66,18 @@ def stored_records(folder: Path) -> list[dict]:
         return [json.loads(record) for record in store.records()]
     finally:
         store.close()
+
+
+def stored_count(folder: Path) -> int:
+    """Games stored so far in a tournament folder, read while a run writes (0 before the store exists)."""
+    try:
+        db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
 
 
 def _games(games: str | Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
