@@ -41,6 +41,8 @@ QUEUE_RECORDS = 10_000
 MAX_RECORD_CHARS = 3000
 #: closing stops once no record has come for this long (seconds)
 QUIET_SECONDS = 0.05
+#: what the main process puts in the queue when it closes the log: every worker has exited by then
+_CLOSING = logging.makeLogRecord({"name": "arena.runs.logs", "msg": "closing", "arena_log_closing": True})
 _current_game: contextvars.ContextVar[str] = contextvars.ContextVar("arena_game", default="-")
 _CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x20), 0x7f) if code not in (0x09, 0x0a)}
 
@@ -120,27 +122,35 @@ class BoundedQueueHandler(MultiProcessingHandler):
             self.dropped += 1
 
     def _receive(self) -> None:
-        while not self._is_closed:
+        quiet = QUIET_SECONDS
+        while True:
             try:
                 record = self.queue.get(timeout=0.2)
             except queue.Empty:
+                if self._is_closed:  # closing, and the word to stop never came: stop all the same
+                    break
                 continue
             except (EOFError, OSError):
                 return
+            if getattr(record, "arena_log_closing", False):  # sent once every worker exited: their records came first
+                quiet = 0.0
+                break
             self.sub_handler.handle(record)  # under its lock: the main process writes too
         while True:  # closing: write what has arrived, until nothing more comes for a moment
             try:
-                record = self.queue.get(timeout=QUIET_SECONDS)
+                record = self.queue.get(timeout=quiet)
             except (queue.Empty, EOFError, OSError):
                 break
-            self.sub_handler.handle(record)  # under its lock: the main process writes too
+            self.sub_handler.handle(record)
         self.queue.cancel_join_thread()
         self.queue.close()
 
     def close(self) -> None:
         if not self._is_closed:
             self._is_closed = True
-            self._receive_thread.join()  # returns once QUIET_SECONDS pass with nothing new
+            with contextlib.suppress(queue.Full, OSError, ValueError):
+                self.queue.put(_CLOSING, timeout=QUIET_SECONDS)  # wakes the thread at once
+            self._receive_thread.join()  # returns at the word, or once QUIET_SECONDS pass with nothing new
             self.sub_handler.close()
             logging.Handler.close(self)
 
