@@ -116,6 +116,19 @@ class Seat(Protocol):
     def close(self) -> None: ...
 
 
+def _decide_of(bot: Any) -> Callable[[dict[str, Any]], Any]:
+    """``bot.decide``, looked up once; without one (or before a bot starts, ``bot`` None) a stand-in
+    that fails exactly as calling ``bot.decide`` would, so the fault reads the same."""
+    decide = getattr(bot, "decide", None)
+    if decide is not None:
+        return decide  # type: ignore[no-any-return]
+
+    def missing(request: dict[str, Any]) -> Any:
+        return bot.decide(request)
+
+    return missing
+
+
 class InProcessBot:
     """Runs a Python bot in this process (``--sandbox none``): trusted code only.
 
@@ -128,6 +141,8 @@ class InProcessBot:
     def __init__(self, factory: Callable[[], Any]) -> None:
         self.factory = factory
         self.bot: Any = None
+        #: the bot's ``decide``, looked up once, after the bot's own ``start`` (which may set it)
+        self._decide = _decide_of(None)
 
     def start(self, info: dict[str, Any], limit_ms: float) -> None:
         began = perf_counter()
@@ -136,6 +151,7 @@ class InProcessBot:
             start = getattr(self.bot, "start", None)
             if start is not None:
                 start(info)
+            self._decide = _decide_of(self.bot)
         except Exception as error:
             raise BotCrashed(f"start raised {error!r}") from None
         used = (perf_counter() - began) * 1000
@@ -145,7 +161,7 @@ class InProcessBot:
     def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         began = perf_counter()
         try:
-            action = self.bot.decide(request)
+            action = self._decide(request)
         except Exception as error:
             raise BotCrashed(f"decide raised {error!r}") from None
         used = (perf_counter() - began) * 1000
@@ -161,9 +177,11 @@ class InProcessBot:
             except Exception:
                 pass
         self.bot = None
+        self._decide = _decide_of(None)
 
     def close(self) -> None:
         self.bot = None
+        self._decide = _decide_of(None)
 
 
 def play_game(
@@ -231,6 +249,7 @@ def play_game(
     decides = [bot.decide for bot in bots]
     #: each seat's time for its next decision (move time plus bank), recomputed only when its bank shrinks
     allowed = [move_ms + banked for banked in bank]
+    time_left = [int(ms) for ms in allowed]
     while (seat := state.seat) is not None:
         decision = state.decision
         if stopped[seat]:
@@ -238,7 +257,12 @@ def play_game(
             moves.append({"seat": seat, "decision": decision, "action": action})
             apply(action)
             continue
-        request = Request(type="decide", decision=decision, legal=state.legal, time_left_ms=int(allowed[seat]))
+        # filled key by key: a dict subclass takes keyword arguments far slower (same keys, same order)
+        request = Request()
+        request["type"] = "decide"
+        request["decision"] = decision
+        request["legal"] = state.legal
+        request["time_left_ms"] = time_left[seat]
         request._state = state
         request._seat = seat
         request._first = cursors[seat]
@@ -248,6 +272,7 @@ def play_game(
             if used > move_ms:
                 bank[seat] -= used - move_ms
                 allowed[seat] = move_ms + bank[seat]
+                time_left[seat] = int(allowed[seat])
             if type(action) is not dict:
                 raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
             apply(action)
