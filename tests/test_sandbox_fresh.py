@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import resource
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from arena.entrants import parse_spec
 from arena.match import Limits
@@ -45,3 +48,50 @@ def test_an_external_bot_is_a_new_process_every_game():
     finally:
         bot.close()
     assert len(set(pids)) == 3
+
+
+DECIDE = {"type": "decide", "decision": "extra_draw", "legal": {"max": 2}, "view": {}, "events": [],
+          "time_left_ms": 20000}
+
+
+def test_a_forked_bots_cpu_backstop_moves_with_what_a_decision_may_spend():
+    """RLIMIT_CPU is the bot's own (not its keeper's or template's): raised when a decision may need more."""
+    plugins = get_plugins()
+    bot = open_process_bot(parse_spec("random", plugins), Limits(start_ms=1000, move_ms=20000, bank_ms=0), plugins)
+    try:
+        for _ in range(2):  # the second game's bot starts again from the template's limit
+            bot.start(START, 1000)
+            if bot.cgroup is None or not bot.cgroup.core:
+                return  # timed on the bot's own clock: the backstop follows another path
+            try:
+                first = resource.prlimit(bot.process.bot(), resource.RLIMIT_CPU)[0]
+            except PermissionError:
+                pytest.skip("the runner may not change another user's limits here (no CAP_SYS_RESOURCE)")
+            bot.decide(DECIDE, 20000)
+            moved = resource.prlimit(bot.process.bot(), resource.RLIMIT_CPU)[0]
+            assert first < 20 <= moved, (first, moved)
+            bot.finish_game()
+    finally:
+        bot.close()
+
+
+def test_a_bot_runs_on_after_its_answer_only_until_another_bot_is_asked():
+    """Lazy freezing: asking the same bot again costs no thaw; asking another stops the first one first."""
+    plugins = get_plugins()
+    bots = [open_process_bot(parse_spec("random", plugins), Limits(), plugins) for _ in range(2)]
+    try:
+        for bot in bots:
+            bot.start(START, 5000)
+        if any(bot.cgroup is None or not bot.cgroup.core for bot in bots):
+            return
+        first, second = bots
+        first.decide(DECIDE, 1000)
+        assert not first.cgroup.frozen
+        first.decide(DECIDE, 1000)
+        second.decide(DECIDE, 1000)
+        assert first.cgroup.frozen and not second.cgroup.frozen
+        first.decide(DECIDE, 1000)
+        assert second.cgroup.frozen and not first.cgroup.frozen
+    finally:
+        for bot in bots:
+            bot.close()

@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Callable
 
@@ -54,6 +55,8 @@ DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
 
 _uids: sandbox_limits.UidPool | None = None
+#: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
+_awake = threading.local()
 
 
 def _uid_pool() -> sandbox_limits.UidPool:
@@ -62,6 +65,14 @@ def _uid_pool() -> sandbox_limits.UidPool:
     if _uids is None or _uids.owner != os.getpid():
         _uids = sandbox_limits.UidPool()
     return _uids
+
+
+def _awake_here() -> set["ProcessBot"]:
+    """The bots of this thread's game that may run now (at most the one asked and the last to answer)."""
+    bots: set[ProcessBot] | None = getattr(_awake, "bots", None)
+    if bots is None:
+        bots = _awake.bots = set()
+    return bots
 
 
 def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -169,8 +180,8 @@ class ProcessBot:
 
     def _preexec(self, uid: int | None) -> Callable[[], None]:
         """The sandbox of a new process: limits, own user, namespaces, private root, cgroups."""
-        self.cpu_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
-                               + sandbox_limits.CPU_BACKSTOP_SLACK_S)
+        self.cpu_backstop_s = self.first_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
+                                                       + sandbox_limits.CPU_BACKSTOP_SLACK_S)
         own_uid = uid is not None
         return sandbox_limits.preexec(
             sandbox_limits.resource_limits(self.limits, own_uid=own_uid), self.cpu_backstop_s, uid=uid,
@@ -219,7 +230,7 @@ class ProcessBot:
         self._take_pipes(self.process.stdin.fileno(), self.process.stdout.fileno(), self.process.stderr.fileno())
         self.pid = self._bot_pid()
         self._watch_clock()
-        self.cpu_mark = 0
+        self.cpu_mark = self.cpu_origin = 0
 
     def _take_pipes(self, stdin: int, stdout: int, stderr: int) -> None:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
@@ -380,7 +391,8 @@ class ProcessBot:
         if not (self.cgroup and self.cgroup.core):  # timed on the bot's own CPU clock: its pid is needed now
             self.pid = self.process.bot() or keeper
         self._watch_clock()
-        self.cpu_mark = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        self.cpu_mark = self.cpu_origin = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        self.cpu_backstop_s = self.first_backstop_s  # the game's bot has the template's limit, and no CPU time yet
         self._ask_fork()  # the next game's bot: made during this game's start, ready when that game comes
 
     def _ask_fork(self) -> None:
@@ -480,6 +492,12 @@ class ProcessBot:
             time.sleep(0.0005)
         return int(self.process.pid)
 
+    def _limited_pid(self) -> int:
+        """The process whose RLIMIT_CPU backstops the bot: the bot itself (a forked game's, not its keeper)."""
+        if isinstance(self.process, ForkedGame):
+            return self.process.bot() or self.pid
+        return int(self.pid)
+
     @property
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -504,10 +522,11 @@ class ProcessBot:
         return 0
 
     def _pause(self) -> None:
-        """Stop every process of the bot until its next message (freezer; else its process group)."""
+        """Stop every process of the bot until it is asked again (freezer; else its process group)."""
+        _awake_here().discard(self)
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.freeze()
-        elif self.isolate and self.process is not None:
+        elif self.isolate and self.process is not None and not self.stopped:
             try:
                 self.stopped = os.getpgid(self.pid)
                 os.killpg(self.stopped, signal.SIGSTOP)
@@ -515,6 +534,9 @@ class ProcessBot:
                 self.stopped = None
 
     def _resume(self) -> None:
+        """Let the bot run; it stays awake after answering until another bot of this thread is asked."""
+        if self.isolate:
+            _awake_here().add(self)
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.thaw()
         elif self.stopped:
@@ -523,6 +545,15 @@ class ProcessBot:
             except OSError:
                 pass
             self.stopped = None
+
+    def _pause_others(self) -> None:
+        """Stop the bots of this thread's game left awake after their answers, before this one is asked."""
+        awake = _awake_here()
+        for bot in [bot for bot in awake if bot is not self]:
+            if bot.process is None:
+                awake.discard(bot)
+            else:
+                bot._pause()
 
     def _kill(self) -> None:
         """SIGKILL the bot and everything it started, and reap it.
@@ -560,6 +591,7 @@ class ProcessBot:
 
     def _cleanup(self) -> None:
         """Release what the process held: pipes, selector, work folder, user id, cgroup (a template's stay)."""
+        _awake_here().discard(self)
         if self.process is not None:
             self.selector.close()
             if isinstance(self.process, ForkedGame):
@@ -644,7 +676,17 @@ class ProcessBot:
     # -- the exchange --
 
     def _send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write ``message`` and let the bot run: written first while it is stopped, so that one wake-up
+        finds it (a message longer than the pipe holds is finished once the bot runs)."""
         data = memoryview(orjson.dumps(message, option=DUMP_OPTIONS))
+        try:
+            data = data[os.write(self.stdin, data):]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._resume()
+            raise self._crash("closed its standard input") from None
+        self._resume()
         while data:
             try:
                 data = data[os.write(self.stdin, data):]
@@ -721,17 +763,21 @@ class ProcessBot:
         """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged."""
         if self.resync:
             self._discard_stale()
-        self._resume()
-        # with a cgroup, CPU since the last answer counts too (the moment before the freezer stopped it)
-        cpu_before = self.cpu_mark if self.cgroup is not None and self.cgroup.core else self.cpu_ns()
+        if self.isolate:
+            self._pause_others()
+        # CPU since the bot's last answer counts too: it may run on until another bot is asked (the CPU
+        # clock of a process without a cgroup counts from its first answer, as before it only waited to start)
+        cgroup_clock = self.cgroup is not None and self.cgroup.core
+        cpu_before = self.cpu_mark if cgroup_clock or (self.isolate and self.cpu_mark) else self.cpu_ns()
         if self.isolate and self.has_cpu_clock:
-            needed = sandbox_limits.cpu_backstop_seconds(self.cpu_ns(), limit_ms)
+            needed = sandbox_limits.cpu_backstop_seconds(cpu_before - self.cpu_origin, limit_ms)
             if needed > self.cpu_backstop_s:
-                self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(self.pid, needed)
+                self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(self._limited_pid(), needed)
         began = time.perf_counter()
         wall_cap = began + limit_ms * self.wall_factor / 1000
         self._send(message, wall_cap)
         buffer = self.buffer
+        waited = False
         while True:
             newline = buffer.find(b"\n")
             if newline >= 0:
@@ -741,19 +787,18 @@ class ProcessBot:
                 error = BotMalformed(f"{what}: a reply longer than {MAX_LINE} bytes without a newline")
                 error.stops_seat = True
                 raise error
-            cpu_ms = (self.cpu_ns() - cpu_before) / 1e6
+            cpu_ms = (self.cpu_ns() - cpu_before) / 1e6 if waited else 0.0  # no clock read before the first wait
             wall_ms = (time.perf_counter() - began) * 1000
             charged = max(cpu_ms, wall_ms / self.wall_factor)
             if charged > limit_ms:
                 raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
             wait = max((limit_ms - charged) / 2000, 0.001)
+            waited = True
             for key, _ in self.selector.select(wait):
                 if key.fd == self.stderr:
                     self._drain_stderr()
                 elif not self._read_stdout():
                     raise self._crash("closed its standard output")
-        if self.isolate:
-            self._pause()
         self.cpu_mark = self.cpu_ns()
         cpu_ms = (self.cpu_mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
@@ -813,7 +858,6 @@ class ProcessBot:
         """Send ``end`` (no reply expected); a bot already gone is restarted for its next game."""
         if self.process is None:
             return
-        self._resume()
         try:
             self._send(info, time.perf_counter() + self.limits.move_ms * self.wall_factor / 1000)
         except (BotCrashed, BotTimeout):
