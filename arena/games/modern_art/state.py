@@ -14,7 +14,7 @@ long chain of forced moves (every seat down to one card) never grows the stack.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from arena.errors import IllegalAction, MalformedAction
 from arena.games.base import GameState, LogEntry
@@ -100,7 +100,7 @@ class ModernArtState(GameState):
     # -- the runner's interface --
 
     def apply(self, action: dict[str, Any]) -> None:
-        handler = _HANDLERS.get(self.decision or "")
+        handler = _HANDLERS.get(self.decision)
         if handler is None:
             raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})")
         handler(self, action)
@@ -451,7 +451,7 @@ class ModernArtState(GameState):
         for place, artist in enumerate(ranked):
             markers[artist][round_] = MARKERS[place]
         values = [sum(markers[artist][: round_ + 1]) if artist in ranked else 0 for artist in range(len(ARTISTS))]
-        payouts = [sum(values[CARD_ARTIST[card]] for card in cards) for cards in self.bought]
+        payouts = [sum([values[CARD_ARTIST[card]] for card in cards]) for cards in self.bought]
         for seat, amount in enumerate(payouts):
             self.cash[seat] += amount
         reason = "fifth card" if ROUND_ENDING_COUNT in counts else "hands empty"
@@ -590,7 +590,8 @@ class ModernArtState(GameState):
         self._next_turn()
 
 
-_HANDLERS = {
+#: each decision's handler (None, the game over, has none)
+_HANDLERS: dict[str | None, Callable[[ModernArtState, dict[str, Any]], None]] = {
     "play_card": ModernArtState._on_play_card,
     "add_double": ModernArtState._on_add_double,
     "bid": ModernArtState._on_bid,
