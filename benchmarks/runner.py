@@ -10,17 +10,22 @@ Road, 3 players), on the same schedule:
    process: interpreter start, plugin loading, schedule, worker, store,
    progress, logging, rating, leaderboard files); its games/s over the
    baseline's gives what the machinery costs (target: at most 20% more time,
-   a ratio of at least 0.83);
+   a ratio of at least 0.83). The fixed part (the same command on a one-deal
+   file: interpreter, plugins, the leaderboard at the end) is printed beside it;
 3. the same with ``-j 2`` (target: at least 1.9 times ``-j 1``) and with
    ``--scheduler local:2`` (target: at least 0.9 times ``-j 2``; the local
    cluster's start-up is counted, as a user waits for it too);
-4. ``--sandbox process -j 2`` against ``--sandbox none -j 2`` on a smaller
+4. what bounds ``-j 2`` on a machine with as many cores as workers: the
+   rating of each game (TrueSkill, in schedule order, in the main process)
+   measured here in CPU time per game against a game's own CPU time, and the
+   ceiling ``2 g / (g + r)`` that follows; then ``-j 2`` over ``-j 1`` again
+   with ``rating = "openskill"``, and for the heuristic reference bots
+   (appraiser, trader), whose games take milliseconds of thought;
+5. ``--sandbox process -j 2`` against ``--sandbox none -j 2`` on a smaller
    schedule (``--jail-deals``; target: at least 0.3).
 
 Every figure is a ratio of runs made minutes apart on the same machine; on a
-machine others are using, run it twice. ``--deals`` sets the size; a fixed
-start-up (interpreter, plugins, the leaderboard at the end: about 0.4 s) weighs
-on small runs, so the default is a few thousand games.
+machine others are using, run it twice. ``--deals`` sets the size.
 
     python benchmarks/runner.py
     python benchmarks/runner.py --deals 100 --jail-deals 10 --skip-dask
@@ -29,6 +34,7 @@ on small runs, so the default is a few thousand games.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -38,34 +44,40 @@ import time
 from arena.plugins import get_plugins
 from arena.runs import seeds
 from arena.runs.play import play_record
+from arena.runs.store import open_store
+from arena.standings.raters import Rater
 from arena.tournament.config import load_tournament
 from arena.tournament.schedule import build_schedule
 
 GAMES = {"modern-art": 4, "silk-road": 3}
+REFERENCE_BOT = {"modern-art": "appraiser", "silk-road": "trader"}
 
 
-def tournament_file(folder: str, game: str, players: int, deals: int) -> str:
-    """A random self-play tournament: ``players`` entries of ``random`` at one table, ``deals`` deals."""
-    entries = ['spec = "random"'] + [f'spec = "r{n}=random"' for n in range(2, players + 1)]
-    path = os.path.join(folder, f"{game}.toml")
+def tournament_file(folder: str, game: str, players: int, deals: int, bot: str = "random", rating: str = "",
+                    label: str = "") -> str:
+    """A self-play tournament: ``players`` entries of ``bot`` at one table, ``deals`` deals."""
+    entries = [f'spec = "{bot}"'] + [f'spec = "b{n}={bot}"' for n in range(2, players + 1)]
+    name = f"bench-{game}{label}"
+    path = os.path.join(folder, f"{name}.toml")
     with open(path, "w") as handle:
-        handle.write(f'[tournament]\nname = "bench-{game}"\nseed = 1\ndeals = {deals}\n'
-                     f'[[games]]\nname = "{game.removesuffix("-small")}"\nplayers = {players}\n'
+        handle.write(f'[tournament]\nname = "{name}"\nseed = 1\ndeals = {deals}\n'
+                     + (f'rating = "{rating}"\n' if rating else "")
+                     + f'[[games]]\nname = "{game}"\nplayers = {players}\n'
                      + "".join(f"[[bots]]\n{entry}\n" for entry in entries))
     return path
 
 
-def baseline(path: str) -> tuple[int, float]:
-    """Games and games/s of the schedule's games played by a plain loop in this process."""
+def baseline(path: str) -> tuple[int, float, float]:
+    """Games, games/s and CPU seconds a game of the schedule's games played by a plain loop in this process."""
     plugins = get_plugins()
     tournament = load_tournament(path, plugins)
     secret = seeds.public_secret(tournament.seed or 0)
     specs = build_schedule(tournament, plugins, secret).specs(
         "none", plugins, secret, {entrant.name: "v" for entrant in tournament.entrants})
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     for spec in specs:
         play_record(spec)
-    return len(specs), len(specs) / (time.perf_counter() - began)
+    return len(specs), len(specs) / (time.perf_counter() - began), (time.process_time() - cpu) / len(specs)
 
 
 def arena_run(path: str, games: int, *options: str) -> float:
@@ -76,9 +88,30 @@ def arena_run(path: str, games: int, *options: str) -> float:
     return games / (time.perf_counter() - began)
 
 
+def command_seconds(path: str, *options: str) -> float:
+    """Seconds of ``arena run PATH OPTIONS --fresh`` start to exit (for a one-deal file: the fixed cost)."""
+    return 1 / arena_run(path, 1, *options)
+
+
+def rating_cpu_per_game(folder: str, name: str) -> float:
+    """CPU seconds TrueSkill takes per game to rate the stored games of ``folder/results/name``, in order."""
+    store = open_store(os.path.join(folder, "results", name))
+    try:
+        games = [(record["players"], record["result"]["ranks"])
+                 for record in map(json.loads, store.records())]
+    finally:
+        store.close()
+    rater = Rater("trueskill")
+    began = time.process_time()
+    for bots, ranks in games:
+        rater.add(bots, ranks)
+    return (time.process_time() - began) / len(games)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="deals (each played in every rotation)")
+    parser.add_argument("--reference-deals", type=int, default=100, help="deals of the reference bots' runs")
     parser.add_argument("--jail-deals", type=int, default=30, help="deals of the sandboxed comparison")
     parser.add_argument("--skip-dask", action="store_true", help="leave out --scheduler local:2")
     args = parser.parse_args()
@@ -86,20 +119,39 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for game, players in GAMES.items():
             path = tournament_file(folder, game, players, args.deals)
-            games, own = baseline(path)
+            games, own, game_cpu = baseline(path)
+            fixed = command_seconds(tournament_file(folder, game, players, 1, label="-one"), "--sandbox", "none",
+                                    "-j", "1")
             one = arena_run(path, games, "--sandbox", "none", "-j", "1")
             two = arena_run(path, games, "--sandbox", "none", "-j", "2")
             print(f"{game}, {players} random bots, {games} games:")
-            print(f"  the games' own time (plain loop):  {own:7.1f} games/s")
+            print(f"  the games' own time (plain loop):  {own:7.1f} games/s ({1000 * game_cpu:.2f} ms CPU a game)")
             print(f"  arena run --sandbox none -j 1:     {one:7.1f} games/s  ratio {one / own:.2f} "
-                  f"(machinery adds {100 * (own / one - 1):.0f}%; target <= 20%)")
+                  f"(machinery adds {100 * (own / one - 1):.0f}%; target <= 20%); of which fixed: "
+                  f"{fixed:.2f} s a command (ratio without it {games / (games / one - fixed) / own:.2f})")
             print(f"  arena run --sandbox none -j 2:     {two:7.1f} games/s  ratio to -j 1 {two / one:.2f} "
                   f"(target >= 1.9)")
+            rating = rating_cpu_per_game(folder, f"bench-{game}")
+            print(f"    bound on {os.cpu_count()} cores: rating {1000 * rating:.2f} ms CPU a game in the main "
+                  f"process beside {1000 * game_cpu:.2f} ms of play: -j 2 / -j 1 at most "
+                  f"{2 * game_cpu / (game_cpu + rating):.2f}")
+            openskill = tournament_file(folder, game, players, args.deals, rating="openskill", label="-openskill")
+            one_os = arena_run(openskill, games, "--sandbox", "none", "-j", "1")
+            two_os = arena_run(openskill, games, "--sandbox", "none", "-j", "2")
+            print(f"    with rating = \"openskill\": -j 1 {one_os:.1f} games/s, -j 2 {two_os:.1f} games/s, "
+                  f"ratio {two_os / one_os:.2f}")
+            reference = tournament_file(folder, game, players, args.reference_deals, bot=REFERENCE_BOT[game],
+                                        label="-reference")
+            reference_games = args.reference_deals * players
+            one_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "1")
+            two_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "2")
+            print(f"    {players} x {REFERENCE_BOT[game]}, {reference_games} games: -j 1 {one_ref:.1f} games/s, "
+                  f"-j 2 {two_ref:.1f} games/s, ratio {two_ref / one_ref:.2f}")
             if not args.skip_dask:
                 dask = arena_run(path, games, "--sandbox", "none", "--scheduler", "local:2")
                 print(f"  arena run --scheduler local:2:     {dask:7.1f} games/s  ratio to -j 2 {dask / two:.2f} "
                       f"(target >= 0.9; cluster start-up included)")
-            small = tournament_file(folder, f"{game}-small", players, args.jail_deals)
+            small = tournament_file(folder, game, players, args.jail_deals, label="-small")
             small_games = args.jail_deals * players
             open_ = arena_run(small, small_games, "--sandbox", "none", "-j", "2")
             jailed = arena_run(small, small_games, "--sandbox", "process", "-j", "2")
