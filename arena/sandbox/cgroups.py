@@ -158,20 +158,26 @@ class BotCgroup:
         self.memory_v2 = where.memory_v2
         self.slots: list[dict[str, int]] = []  # file descriptors of each slot: freeze, cpu, procs
 
-    def open_slots(self) -> None:
-        """For a template: two child cgroups (v2) that games take in turn. The template moves itself into
-        the next game's slot before forking that game's bot (so the bot is born there, no migration on the
-        runner's side); the game being played is then alone in its slot, which is what is timed and frozen."""
+    def open_slots(self, owner: int | None = None) -> None:
+        """For a template: two child cgroups (v2) that games take in turn. Each game's bot is born in its
+        slot (see :func:`arena.sandbox.limits.fork_game`), which then holds that game alone: what is timed
+        and frozen. ``owner``: the template's user id, allowed to start processes in the slots (it may
+        write their ``cgroup.procs`` and this folder's, their common ancestor's; no other file)."""
         if not self.core or self.slots:
             return
         os.close(self.freeze_fd)
         os.close(self.cpu_fd)
+        if owner is not None:
+            os.chown(os.path.join(self.core, "cgroup.procs"), owner, -1)
         for number in range(2):
             folder = self._make(self.core, f"slot{number}")
+            if owner is not None:
+                os.chown(os.path.join(folder, "cgroup.procs"), owner, -1)
             self.slots.append({
                 "freeze": os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY),
                 "cpu": os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY),
                 "procs": os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY),
+                "folder": os.open(folder, os.O_PATH | os.O_DIRECTORY),
             })
         self.use_slot(0)
 
@@ -182,9 +188,10 @@ class BotCgroup:
             self.thaw()
         self.freeze_fd, self.cpu_fd = slot["freeze"], slot["cpu"]
 
-    def slot_procs(self, number: int) -> int:
-        """An open ``cgroup.procs`` of slot ``number``, for the template to move itself there."""
-        return self.slots[number % 2]["procs"]
+    def slot_fds(self, number: int) -> list[int]:
+        """Slot ``number``'s open ``cgroup.procs`` and folder, sent to the template with a game's request."""
+        slot = self.slots[number % 2]
+        return [slot["procs"], slot["folder"]]
 
     def _make(self, parent: str, name: str) -> str:
         folder = os.path.join(parent, name)

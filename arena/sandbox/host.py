@@ -16,11 +16,13 @@ the runner records a crash.
 With ``"template": true`` in SPEC the host is a *template*: it imports the
 bot once, then waits on a control socket (its file descriptor in ``ARENA_CONTROL_FD``) for the runner's
 requests, each carrying the pipes of one game. For each it forks a fresh bot
-(:func:`fork_game`; with cgroups, the template first moves itself into the
-cgroup slot of that game, whose descriptor comes with the request) in namespaces of its own (user, mount,
-PID, IPC, network), with a new /proc and a new scratch over /tmp, /dev/shm and its home, no
-capability, no inherited shared memory or file descriptor; the bot plays that
-one game and exits. A fresh game costs a fork, not an interpreter start.
+with one ``clone`` (:func:`arena.sandbox.limits.fork_game`; with cgroups, born
+in the cgroup slot of that game, whose descriptors come with the request) as
+process 1 of namespaces of its own (user, mount, PID, IPC, network), with a
+new /proc and a new scratch over /tmp, /dev/shm and its home, no capability,
+no inherited shared memory or file descriptor (:func:`play_one_game`); the
+bot plays that one game and exits, and the template reports its exit status.
+A fresh game costs a fork, not an interpreter start.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ from __future__ import annotations
 import gc
 import importlib
 import os
-import signal
+import selectors
 import socket
 import sys
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import orjson
 
@@ -124,79 +126,83 @@ def serve(factory: Callable[..., Any], options: dict[str, Any], one_game: bool =
                 os._exit(0)
 
 
-def fork_game(control: socket.socket, fds: list[int], factory: Callable[..., Any], options: dict[str, Any],
-              request: dict[str, Any]) -> None:
-    """In the template's child: make a fresh jail for one game, fork the bot into it, report how it ended.
+def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str, Any], request: dict[str, Any],
+                  ids: tuple[int, int]) -> NoReturn:
+    """In a game's bot, just forked by the template into namespaces of its own: its jail, then the game.
 
-    This process stays outside the game's PID namespace as its keeper (it
-    holds none of the game's pipes); the bot is the namespace's process 1.
+    ``ids`` are the template's user and group ids (mapped to themselves in the
+    new user namespace); ``fds`` the game's stdin, stdout and stderr.
     """
     from arena.sandbox import jail, limits
 
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
-        limits.enter_namespaces(new_user=True)
-        child = os.fork()
-    except OSError as error:
-        control.send(orjson.dumps({"game": request["game"], "error": f"cannot make the game's jail: {error}"}))
+        limits._die_with_parent()
+        limits.own_namespaces(ids)
+        jail.mount_proc()
+        jail.fresh_scratch(request["memory_mb"], ids, keep=request.get("keep", []))
+        os.chdir(jail.HOME)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 1 << 16)
+        jail.unmap_shared_memory()
+        jail.drop_capabilities()
+    except Exception as error:  # the runner sees a crash with this line
+        os.write(2, f"arena-host: cannot make the game's jail: {error}\n".encode())
         os._exit(1)
-    if child == 0:
-        try:
-            limits._die_with_parent()
-            jail.mount_proc()
-            jail.fresh_scratch(request["memory_mb"], (os.getuid(), os.getgid()), keep=request.get("keep", []))
-            os.chdir(jail.HOME)
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-            os.closerange(3, 1 << 16)
-            jail.unmap_shared_memory()
-            jail.drop_capabilities()
-        except Exception as error:  # the runner sees a crash with this line
-            os.write(2, f"arena-host: cannot make the game's jail: {error}\n".encode())
-            os._exit(1)
-        serve(factory, options, one_game=True)
-        os._exit(0)
-    for fd in fds:
-        os.close(fd)
-    status = os.waitpid(child, 0)[1]
-    control.send(orjson.dumps({"game": request["game"], "exited": os.waitstatus_to_exitcode(status)}))
+    serve(factory, options, one_game=True)
     os._exit(0)
 
 
 def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
-    """Fork a fresh bot for each game the runner asks for on the control socket (``ARENA_CONTROL_FD``)."""
+    """Fork a fresh bot for each game the runner asks for on the control socket (``ARENA_CONTROL_FD``).
+
+    A request carries the game's pipes and, with cgroups, its slot's
+    ``cgroup.procs`` and folder; the answer is ``{"game": N, "forked": PID}``
+    (or ``"error"``), and later ``{"game": N, "exited": STATUS}`` when the bot
+    is gone (this process is its parent, and reaps it).
+    """
     from arena.sandbox import jail, limits  # noqa: F401 - imported once here, not in every game's fork
 
     gc.collect()
     gc.freeze()  # the garbage collector leaves what the template holds alone: fewer copy-on-write pages per game
     control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the game keepers are reaped by the kernel
+    ids = os.getuid(), os.getgid()
+    games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid
+    waiting = selectors.DefaultSelector()
+    waiting.register(control, selectors.EVENT_READ)
     control.send(b'{"ready": true}')
     while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 4096, 4)
-        except OSError:
-            os._exit(0)
-        if not message:
-            os._exit(0)
-        request = orjson.loads(message)
-        if len(fds) == 4:  # the cgroup of the game's slot: move there, so that the game's bot is born in it
-            slot = fds.pop()
-            try:
-                os.write(slot, b"0")
-            except OSError:
-                pass
-            os.close(slot)
-        if len(fds) != 3:
-            for fd in fds:
-                os.close(fd)
-            continue
-        pid = os.fork()
-        if pid == 0:
-            fork_game(control, fds, factory, options, request)
-        for fd in fds:
-            os.close(fd)
-        control.send(orjson.dumps({"game": request["game"], "forked": pid}))
+        for key, _ in waiting.select():
+            if key.fileobj is control:
+                try:
+                    message, fds, _, _ = socket.recv_fds(control, 4096, 5)
+                except OSError:
+                    os._exit(0)
+                if not message:
+                    os._exit(0)
+                request = orjson.loads(message)
+                pipes, cgroup = fds[:3], fds[3:] + [None, None]
+                try:
+                    if len(pipes) != 3:
+                        raise OSError("a request without the game's three pipes")
+                    pid, pidfd = limits.fork_game(cgroup[0], cgroup[1])
+                except OSError as error:
+                    control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))
+                    pid = pidfd = -1
+                if pid == 0:
+                    play_one_game(pipes, factory, options, request, ids)
+                for fd in fds:
+                    os.close(fd)
+                if pid > 0:
+                    games[pidfd] = request["game"], pid
+                    waiting.register(pidfd, selectors.EVENT_READ)
+                    control.send(orjson.dumps({"game": request["game"], "forked": pid}))
+            else:
+                number, pid = games.pop(key.fd)
+                waiting.unregister(key.fd)
+                os.close(key.fd)
+                status = os.waitpid(pid, 0)[1]
+                control.send(orjson.dumps({"game": number, "exited": os.waitstatus_to_exitcode(status)}))
 
 
 def main() -> None:

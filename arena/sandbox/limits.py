@@ -7,6 +7,7 @@ already limited and cannot undo the hard limits. See docs/sandbox.md for what ea
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import resource
@@ -17,6 +18,7 @@ from typing import Callable, Sequence
 from arena.match import Limits
 from arena.sandbox import jail
 from arena.sandbox.syscalls import check as _check
+from arena.sandbox.syscalls import clone
 from arena.sandbox.syscalls import libc as _libc
 from arena.sandbox.syscalls import mount as _mount
 
@@ -138,6 +140,10 @@ def open_folders(folders: list[str]) -> None:
         os.close(original)
 
 
+#: the namespaces of a bot: its own mount table, processes, network, System V IPC (and users, see below)
+NAMESPACES = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC
+
+
 def enter_namespaces(new_user: bool) -> None:
     """Give this process new network, PID, IPC and mount namespaces (and a user namespace when not root).
 
@@ -145,14 +151,45 @@ def enter_namespaces(new_user: bool) -> None:
     only the runner's own ids, so the bot stays an ordinary user inside and
     keeps no capability once it execs.
     """
-    uid, gid = os.getuid(), os.getgid()
-    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | (_CLONE_NEWUSER if new_user else 0)
-    _check(_libc.unshare(flags), "unshare")
-    if new_user:
+    ids = os.getuid(), os.getgid()
+    _check(_libc.unshare(NAMESPACES | (_CLONE_NEWUSER if new_user else 0)), "unshare")
+    own_namespaces(ids if new_user else None)
+
+
+def own_namespaces(ids: tuple[int, int] | None) -> None:
+    """In new namespaces: map the user ``ids`` (uid, gid: the process's own before its user namespace; None:
+    none made) to themselves, and keep this mount table's changes to itself."""
+    if ids is not None:
+        uid, gid = ids
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as handle:
                 handle.write(text)
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+
+
+def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None) -> tuple[int, int]:
+    """Fork a game's bot from a template (process 1 of its PID namespace) into namespaces of its own.
+
+    One ``clone`` makes the bot process 1 of new user, mount, PID, network
+    and IPC namespaces (the child then calls :func:`own_namespaces`), born in
+    the cgroup ``cgroup_folder`` (``clone3``); where the kernel refuses that,
+    the template moves itself there first (``cgroup_procs``) and the child is
+    born where it is. ``(pid, pidfd)`` in the template, ``(0, -1)`` in the bot.
+    """
+    if os.getpid() != 1:
+        raise OSError(errno.EINVAL, "a game is forked only by a template that is process 1 of its namespace")
+    flags = NAMESPACES | _CLONE_NEWUSER
+    if cgroup_folder is not None:
+        try:
+            return clone(flags, cgroup_folder)
+        except OSError:
+            pass  # an older kernel, or a cgroup this user may not enter directly
+    if cgroup_procs is not None:
+        try:
+            os.write(cgroup_procs, b"0")
+        except OSError:
+            pass
+    return clone(flags)
 
 
 def become_process_one(mount_proc: bool = True) -> None:

@@ -167,10 +167,10 @@ def python_paths() -> list[str]:
 _FORK_TRIAL = """
 import os, sys
 from arena.sandbox import jail, limits
-limits.enter_namespaces(new_user=True)
-pid = os.fork()
+ids = os.getuid(), os.getgid()
+pid, _ = limits.fork_game()
 if pid == 0:
-    jail.mount_proc(); jail.fresh_scratch(8, (os.getuid(), os.getgid())); jail.drop_capabilities()
+    limits.own_namespaces(ids); jail.mount_proc(); jail.fresh_scratch(8, ids); jail.drop_capabilities()
     open("/tmp/x", "w").write("x"); os._exit(0)
 sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 """

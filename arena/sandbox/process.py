@@ -95,22 +95,38 @@ def _signal_name(number: int) -> str:
 class ForkedGame:
     """A game's bot forked by a template (:mod:`arena.sandbox.host`): what the adapter needs of a ``Popen``.
 
-    ``pid`` is the game's keeper, ``bot_pid`` the bot (its PID namespace's
-    process 1); the exit status comes from the keeper over the template's control socket.
+    ``pid`` is the bot (process 1 of its own PID namespace, the template's
+    child); its exit status comes from the template over the control socket.
     """
 
-    def __init__(self, owner: "ProcessBot", number: int, keeper: int) -> None:
+    def __init__(self, owner: "ProcessBot", number: int, pid: int) -> None:
         self.owner = owner
         self.number = number
-        self.pid = keeper
-        self.bot_pid: int | None = None
+        self.pid = pid
         self.returncode: int | None = None
+        try:  # signalled through a pidfd: never another process that got its id after it was reaped
+            self.pidfd: int | None = os.pidfd_open(pid)
+        except (OSError, AttributeError):
+            self.pidfd = None
 
-    def bot(self) -> int | None:
-        """The bot's pid (the keeper's child, looked up when first needed)."""
-        if self.bot_pid is None:
-            self.bot_pid = self.owner._children_of(self.pid, wait=True)
-        return self.bot_pid
+    def bot(self) -> int:
+        """The bot's pid."""
+        return self.pid
+
+    def kill(self) -> None:
+        """SIGKILL the bot (nothing if it is gone)."""
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -277,6 +293,7 @@ class ProcessBot:
         os.set_blocking(output_r, False)
         self.forks = True
         self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
+        self.template_level = self._namespace_level(self.template_pid)
         reply = self._control_message(self.limits.start_ms * WALL_FACTOR / 1000 + 5)
         self._drain_template_output()
         if not reply or not reply.get("ready"):
@@ -368,28 +385,26 @@ class ProcessBot:
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
             del self.replies[old]  # earlier games' late exit statuses: nobody asks for them any more
-        keeper = self._keeper_of(reply["forked"]) if "forked" in reply else None
-        if not keeper and "forked" in reply:  # its keeper is gone already: say why, if it said
+        pid = self._game_pid(reply["forked"]) if "forked" in reply else None
+        if not pid and "forked" in reply:  # its bot is gone already: say why, if it said
             end = time.monotonic() + 1
             while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end:
                 self._control_message(max(end - time.monotonic(), 0))
             reply = self.replies.get(number, {})
             if "exited" in reply and "error" not in reply:
-                reply["error"] = f"the game's keeper exited with status {reply['exited']} before the game"
-        if not keeper:
+                reply["error"] = f"the game's bot exited with status {reply['exited']} before the game"
+        if not pid:
             for fd in ours:
                 os.close(fd)
             self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
             self._close_template()
             return
         self.spawn_error = None
-        self.process = ForkedGame(self, number, keeper)
+        self.process = ForkedGame(self, number, pid)
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
         self._take_pipes(*ours)
-        self.pid = keeper
-        if not (self.cgroup and self.cgroup.core):  # timed on the bot's own CPU clock: its pid is needed now
-            self.pid = self.process.bot() or keeper
+        self.pid = pid
         self._watch_clock()
         self.cpu_mark = self.cpu_origin = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
         self.cpu_backstop_s = self.first_backstop_s  # the game's bot has the template's limit, and no CPU time yet
@@ -410,8 +425,8 @@ class ProcessBot:
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": covered(self.readable or [])}
         slot = []
         if self.cgroup and self.cgroup.core:
-            self.cgroup.open_slots()
-            slot = [self.cgroup.slot_procs(self.games)]
+            self.cgroup.open_slots(self.uid)
+            slot = self.cgroup.slot_fds(self.games)
         try:
             socket.send_fds(self.control, [orjson.dumps(request)], theirs + slot)
         except OSError:
@@ -420,19 +435,35 @@ class ProcessBot:
             os.close(fd)
         self.pending = (self.games, ours)
 
-    def _keeper_of(self, inner_pid: int) -> int | None:
+    @staticmethod
+    def _namespace_level(pid: int) -> int:
+        """How deep ``pid``'s PID namespace is below the runner's (0: the same)."""
+        try:
+            with open(f"/proc/{pid}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"NSpid:"):
+                        return len(line.split()) - 2
+        except OSError:
+            pass
+        return 0
+
+    def _game_pid(self, inner_pid: int) -> int | None:
         """The runner's id of the template's child ``inner_pid`` (an id in the template's PID namespace)."""
         try:
             with open(f"/proc/{self.template_pid}/task/{self.template_pid}/children", "rb") as handle:
                 children = [int(pid) for pid in handle.read().split()]
         except OSError:
             return None
+        level = self.template_level  # where the template's namespace is in a child's NSpid line
         for pid in children:
             try:
                 with open(f"/proc/{pid}/status", "rb") as handle:
                     for line in handle:
-                        if line.startswith(b"NSpid:") and int(line.split()[-1]) == inner_pid:
-                            return pid
+                        if line.startswith(b"NSpid:"):
+                            ids = line.split()[1:]
+                            if len(ids) > level and int(ids[level]) == inner_pid:
+                                return pid
+                            break
             except (OSError, ValueError):
                 continue
         return None
@@ -559,19 +590,16 @@ class ProcessBot:
         """SIGKILL the bot and everything it started, and reap it.
 
         In a PID namespace the bot is its process 1: killing it ends the whole
-        namespace, and its keeper exits once that is done. Otherwise the bot's
+        namespace (and its keeper, if it has one, exits once that is done). Otherwise the bot's
         process group dies, and as root every process of the bot's user id.
         """
         if self.process is None:
             return
         if isinstance(self.process, ForkedGame):
-            # SIGKILL to the game's process 1 ends its PID namespace; not waited for (the keeper reports the
-            # status to the template later), so the next game's fork is not held up
-            bot_pid = self.process.bot() if self.process.returncode is None else None
-            try:
-                os.kill(bot_pid or self.process.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            # SIGKILL to the game's process 1 ends its PID namespace; not waited for (the template reaps it
+            # and reports its status later), so the next game's fork is not held up
+            if self.process.returncode is None:
+                self.process.kill()
             return
         if self.cgroup is not None:
             self.cgroup.kill()
@@ -597,6 +625,7 @@ class ProcessBot:
             if isinstance(self.process, ForkedGame):
                 for fd in (self.stdin, self.stdout, self.stderr):
                     os.close(fd)
+                self.process.close()
             else:
                 for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
                     try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
+from typing import Callable
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -22,3 +24,52 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
 
 def _encoded(text: str | None) -> bytes | None:
     return None if text is None else os.fsencode(text)
+
+
+#: calls through this handle keep the GIL, as ``os.fork`` does around ``fork(2)``
+_python = ctypes.PyDLL(None, use_errno=True)
+_python.syscall.restype = ctypes.c_long
+_SYS_CLONE, _SYS_CLONE3 = 56, 435  # x86-64
+CLONE_PIDFD = 0x1000
+CLONE_INTO_CGROUP = 0x200000000
+
+
+class _CloneArgs(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "flags", "pidfd", "child_tid", "parent_tid", "exit_signal", "stack", "stack_size", "tls", "set_tid",
+        "set_tid_size", "cgroup")]
+
+
+def _forked(call: Callable[[], int]) -> int:
+    """Run ``call`` (a system call that forks) the way ``os.fork`` runs ``fork(2)``: Python's own fork
+    handlers before and after it (locks reset in the child, ``os.register_at_fork`` callbacks); the pid."""
+    _python.PyOS_BeforeFork()
+    pid = call()
+    if pid == 0:
+        _python.PyOS_AfterFork_Child()
+        return 0
+    number = ctypes.get_errno()
+    _python.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(number, f"clone: {os.strerror(number)}")
+    return pid
+
+
+def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
+    """``os.fork`` with ``clone(2)`` flags (new namespaces), the child born in the cgroup v2 folder
+    ``cgroup`` (an open descriptor) when given; ``(pid, pidfd)`` in the parent, ``(0, -1)`` in the child.
+
+    The child's C library keeps the parent's cached thread id, so the caller must be process 1 of its
+    PID namespace and ``flags`` must hold ``CLONE_NEWPID`` (the child is process 1 of its own).
+    Raises ``OSError`` (ENOSYS, EPERM, ...) when the kernel refuses, for example a cgroup it may not enter.
+    """
+    pidfd = ctypes.c_int(-1)
+    if cgroup is None:
+        pid = _forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(
+            flags | CLONE_PIDFD | signal.SIGCHLD), None, ctypes.byref(pidfd), None, None)))
+    else:
+        args = _CloneArgs(flags=flags | CLONE_PIDFD | CLONE_INTO_CGROUP, pidfd=ctypes.addressof(pidfd),
+                          exit_signal=signal.SIGCHLD, cgroup=cgroup)
+        pid = _forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE3), ctypes.byref(args),
+                                                  ctypes.c_size_t(ctypes.sizeof(args)))))
+    return (pid, pidfd.value) if pid else (0, -1)
