@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -216,3 +217,47 @@ def test_the_subtree_of_its_own_action_is_reused_when_it_decides_again_at_once(p
     bot.decide(follow)
     assert bot.last_search.reused > 0  # visits of the kept subtree
     assert bot.last_search.iterations == 60  # and the budget is spent on top of them
+
+
+def test_the_fast_table_of_rollouts_takes_traders_actions(plugins):
+    """mcts's rollouts score deliveries in one pass per good: the same actions as trader's own table."""
+    from arena_bots.mcts_trader import FastTable
+    from arena_bots.silk_road_heuristic import Table, trader_action
+
+    game = plugins.game("silk-road")
+    compared = 0
+    for seed in range(12):
+        players = 2 + seed % 3
+        options = game.check_options(players, {})
+        state = game.new_state(game.random_setup(players, options, random.Random(seed)), options)
+        rng = random.Random(seed)
+        while state.seat is not None:
+            slow, fast = Table(state, state.seat), FastTable(state, state.seat)
+            action = trader_action(state.decision, state.legal, slow)
+            assert trader_action(state.decision, state.legal, fast) == action
+            assert fast.deliveries() == slow.deliveries() and fast.target() == slow.target()
+            compared += 1
+            state.apply(state.default_action() if rng.random() < 0.3 else action)  # off trader's path too
+    assert compared > 500
+
+
+def test_silk_road_rewards_follow_the_lead_over_the_best_rival():
+    from arena_bots.mcts_silk_road import LEAD_SCALE, lead_rewards
+
+    first, second, third = lead_rewards([50, 40, 30])
+    assert first == pytest.approx(0.5 + 0.5 * math.tanh(1)) and second == pytest.approx(1 - first)
+    assert third < second
+    assert lead_rewards([50, 50, 30])[:2] == [0.5, 0.5]
+    assert lead_rewards([10 + LEAD_SCALE * 10, 10, 0])[0] == pytest.approx(1.0)
+
+
+def test_the_policy_weighs_how_much_of_the_bank_a_decision_spends(plugins):
+    from arena_bots.mcts_silk_road import EARLY_BANK_WEIGHT, LATE_BANK_WEIGHT, SilkRoadPolicy
+
+    bot = MctsBot(time_fraction=0.5)
+    bot.move_ms, bot.bank_ms = 1000, 10000
+    assert bot.budget_ms(11000, 3.0) == pytest.approx(500 + 5000 / 10)
+    assert bot.budget_ms(11000, 0.0) == 500
+    assert bot.budget_ms(11000, 100.0) == pytest.approx(500 + 5000)  # never more than the spendable bank
+    _, state = first_real_choice(plugins, "silk-road", 3)
+    assert SilkRoadPolicy().bank_weight(state) == EARLY_BANK_WEIGHT < LATE_BANK_WEIGHT

@@ -89,7 +89,8 @@ class MctsBot:
         kind = PairedSearch if getattr(self.policy, "paired", False) else Search
         search = kind(self.policy, self.exploration, self.rng, self.reusable(request))
         self.last_search = search
-        deadline = began + self.budget_ms(request["time_left_ms"]) / 1000
+        weight = getattr(self.policy, "bank_weight", None)
+        deadline = began + self.budget_ms(request["time_left_ms"], weight(state) if weight else 1.0) / 1000
         while True:
             search.iterate(state)
             if self.iterations and search.iterations >= self.iterations or time.perf_counter() >= deadline:
@@ -112,15 +113,16 @@ class MctsBot:
         kept.action = None
         return kept
 
-    def budget_ms(self, time_left_ms: float) -> float:
+    def budget_ms(self, time_left_ms: float, bank_weight: float = 1.0) -> float:
         """The longest this decision may search: the time left less a margin that grows with the move
         time; without a fixed budget, ``time_fraction`` of the move time (at most the move time less
-        that margin) plus :data:`BANK_SHARE` of the bank left above a reserve of :data:`BANK_RESERVE`
-        of the game's bank."""
+        that margin) plus ``bank_weight`` times :data:`BANK_SHARE` (at most all) of the bank left above
+        a reserve of :data:`BANK_RESERVE` of the game's bank. The policy weighs the decisions (its
+        ``bank_weight(state)``, if it has one): the bank goes where the search gains most."""
         margin = max(MARGIN_MS, MARGIN_SHARE * self.move_ms)
         safe = time_left_ms - margin
         if self.iterations:
             return safe
         spendable = max(0.0, time_left_ms - self.move_ms - BANK_RESERVE * self.bank_ms)
         share = min(self.time_fraction * self.move_ms, self.move_ms - margin)
-        return min(safe, share + BANK_SHARE * spendable)
+        return min(safe, share + min(1.0, bank_weight * BANK_SHARE) * spendable)

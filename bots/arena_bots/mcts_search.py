@@ -156,6 +156,7 @@ class PairedSearch:
 
     def __init__(self, policy: Any, exploration: float, rng: random.Random, root: Node | None = None) -> None:
         self.policy = policy
+        self.preference = getattr(policy, "preference", PAIRED_PREFERENCE)
         self.rng = rng
         self.root = Node(None, None)
         self.iterations = 0
@@ -173,7 +174,7 @@ class PairedSearch:
                 key = action_key(action)
                 child = children.get(key)
                 if child is None:
-                    child = children[key] = Node(action, state.seat, PAIRED_PREFERENCE if index == 0 else 0.0)
+                    child = children[key] = Node(action, state.seat, self.preference if index == 0 else 0.0)
                 else:
                     child.available += 1
                 self.round.append(child)
