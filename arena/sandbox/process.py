@@ -189,8 +189,14 @@ class ProcessBot:
         self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
         self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
         self.spawn_error: str | None = None
+        self.template_ready = False
         self.games = 0
-        self._spawn()
+        if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
+            self.buffer = bytearray()
+            self.resync = False
+            self._ask_fork()
+        else:
+            self._spawn()
 
     # -- the process --
 
@@ -268,7 +274,7 @@ class ProcessBot:
     # -- the template and its games --
 
     def _start_template(self) -> None:
-        """Start the template (``host.py`` with ``template``), in the sandbox, and wait until it imported the bot."""
+        """Start the template (``host.py`` with ``template``), in the sandbox; it says when it imported the bot."""
         self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
         self.uid = _uid_pool().take() if self.protections.own_user else None
         if self.uid is not None:
@@ -294,12 +300,7 @@ class ProcessBot:
         self.forks = True
         self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
         self.template_level = self._namespace_level(self.template_pid)
-        reply = self._control_message(self.limits.start_ms * WALL_FACTOR / 1000 + 5)
-        self._drain_template_output()
-        if not reply or not reply.get("ready"):
-            self.spawn_error = "the template could not import the bot" + (
-                f"; stderr: {self.stderr_capture.last_line()}" if self.stderr_capture.last_line() else "")
-            self._close_template()
+        self.template_ready = False  # until it says so (its first game is asked meanwhile: seats boot in parallel)
 
     def _drain_template_output(self) -> None:
         while True:
@@ -331,6 +332,9 @@ class ProcessBot:
         if not data:
             return None
         message: dict[str, Any] = orjson.loads(data)
+        if message.get("ready"):
+            self.template_ready = True
+            self._drain_template_output()
         if "game" in message:
             self.replies.setdefault(message["game"], {}).update(message)
         return message
@@ -366,9 +370,10 @@ class ProcessBot:
         """A fresh bot for this game, forked from the template (started first if need be).
 
         Each game's bot is asked for one game ahead, right after the previous
-        one was collected: it is made while that game plays its ``start`` (a
-        few milliseconds of CPU counted in that start's time), and waits,
-        frozen with it, reading nothing, until its own game. Here it is collected.
+        one was collected: it is made while that game plays (in the other
+        cgroup slot: nothing of it is counted in that game's time), and waits,
+        reading nothing and running none of the bot's code, until its own
+        game. Here it is collected (the first game's, while the template starts).
         """
         if self.pending is None:
             self._ask_fork()
@@ -397,6 +402,10 @@ class ProcessBot:
             for fd in ours:
                 os.close(fd)
             self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
+            if not self.template_ready:
+                self._drain_template_output()
+                last = self.stderr_capture.last_line()
+                self.spawn_error = "the template could not import the bot" + (f"; stderr: {last}" if last else "")
             self._close_template()
             return
         self.spawn_error = None
