@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import mmap
+import os
 import resource
 import sys
 import time
@@ -95,3 +99,32 @@ def test_a_bot_runs_on_after_its_answer_only_until_another_bot_is_asked():
     finally:
         for bot in bots:
             bot.close()
+
+
+@pytest.mark.parametrize("kernel", ["procmap_query", "text"])
+def test_a_forked_bot_keeps_no_shared_writable_mapping_of_its_template(kernel, monkeypatch):
+    """What a template mapped shared and writable (a channel between its games) is gone in every game's bot,
+    found by PROCMAP_QUERY where the kernel has it, else by reading /proc/self/maps."""
+    from arena.sandbox import jail
+
+    if kernel == "text":
+        def refuse(*args):
+            raise OSError(errno.ENOTTY, "no PROCMAP_QUERY")
+
+        monkeypatch.setattr(jail.fcntl, "ioctl", refuse)
+    shared = mmap.mmap(-1, 8192)
+    private = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(shared))
+    assert [start for start, _ in jail._shared_writable_mappings()] == [address]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        jail.unmap_shared_memory()
+        os.write(write, repr(jail._shared_writable_mappings()).encode())
+        os._exit(0)
+    os.close(write)
+    seen = os.read(read, 1000)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert seen == b"[]"
+    private[0] = 1  # private mappings stay

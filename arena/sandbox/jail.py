@@ -18,6 +18,8 @@ A game forked from a template mounts a new scratch over the template's
 from __future__ import annotations
 
 import ctypes
+import errno
+import fcntl
 import os
 from typing import Sequence
 
@@ -197,8 +199,41 @@ def drop_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
-def unmap_shared_memory() -> None:
-    """Unmap every shared writable mapping this process inherited (a channel between forks)."""
+class _MapQuery(ctypes.Structure):
+    """``struct procmap_query`` (Linux 6.11): one question about this process's mappings."""
+
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "size", "query_flags", "query_addr", "vma_start", "vma_end", "vma_flags", "vma_page_size", "vma_offset",
+        "inode")] + [(name, ctypes.c_uint32) for name in (
+            "dev_major", "dev_minor", "vma_name_size", "build_id_size")] + [
+        (name, ctypes.c_uint64) for name in ("vma_name_addr", "build_id_addr")]
+
+
+#: ``PROCMAP_QUERY``, an ioctl on /proc/self/maps: _IOWR('f', 17, struct procmap_query)
+_PROCMAP_QUERY = (3 << 30) | (ctypes.sizeof(_MapQuery) << 16) | (ord("f") << 8) | 17
+#: the next mapping at or after the address that is writable and shared
+_SHARED_WRITABLE = 0x10 | 0x02 | 0x08
+
+
+def _shared_writable_mappings() -> list[tuple[int, int]]:
+    """(start, end) of every shared writable mapping of this process, asked of the kernel mapping by
+    mapping (``PROCMAP_QUERY``: no text to make and parse), else read from /proc/self/maps."""
+    found: list[tuple[int, int]] = []
+    fd = os.open("/proc/self/maps", os.O_RDONLY)
+    try:
+        query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED_WRITABLE)
+        while True:
+            try:
+                fcntl.ioctl(fd, _PROCMAP_QUERY, query)
+            except OSError as error:
+                if error.errno == errno.ENOENT:
+                    return found  # no more
+                break  # an older kernel: read the text
+            found.append((query.vma_start, query.vma_end))
+            query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED_WRITABLE, query_addr=query.vma_end)
+    finally:
+        os.close(fd)
+    found = []
     with open("/proc/self/maps") as handle:
         lines = handle.read().splitlines()
     for line in lines:
@@ -206,5 +241,11 @@ def unmap_shared_memory() -> None:
         perms = fields[1]
         if "w" in perms and perms[3] == "s":
             start, end = (int(part, 16) for part in fields[0].split("-"))
-            _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))
+            found.append((start, end))
+    return found
 
+
+def unmap_shared_memory() -> None:
+    """Unmap every shared writable mapping this process inherited (a channel between forks)."""
+    for start, end in _shared_writable_mappings():
+        _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))
