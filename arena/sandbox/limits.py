@@ -13,14 +13,16 @@ import os
 import resource
 import signal
 import stat
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from arena.match import Limits
 from arena.sandbox import jail
 from arena.sandbox.syscalls import check as _check
 from arena.sandbox.syscalls import clone
 from arena.sandbox.syscalls import libc as _libc
 from arena.sandbox.syscalls import mount as _mount
+
+if TYPE_CHECKING:  # not imported at run time: a template (which imports this module) stays smaller
+    from arena.match import Limits
 
 #: Address space allowed above ``memory_mb``: runtimes reserve address space
 #: they never touch (Node's V8 needs about 1 GiB of it to start), so the real
