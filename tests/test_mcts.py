@@ -55,7 +55,8 @@ def test_without_a_fixed_budget_it_searches_a_share_of_the_move_time_and_of_the_
     # a share of the bank left above the reserve (half the game's bank), too
     assert bot.budget_ms(11000) == pytest.approx(500 + 5000 / 30)
     assert bot.budget_ms(6000) == 500  # the bank down to its reserve: the share of the move time alone
-    assert bot.budget_ms(1000) == 500
+    assert bot.budget_ms(3500) == 250  # overruns ate half the reserve: half the share of the move time
+    assert bot.budget_ms(1000) == 125  # no bank left: a quarter of it at the least
     assert bot.budget_ms(300) == 50  # the time left less a margin of a quarter of the move time
     bot.move_ms, bot.bank_ms = 100, 0
     assert bot.budget_ms(100) == 50

@@ -48,6 +48,9 @@ MARGIN_SHARE = 0.25
 BANK_SHARE = 1 / 30
 #: the share of the game's bank never spent by plan: it absorbs overruns on a loaded machine
 BANK_RESERVE = 0.5
+#: once overruns have eaten into the reserve (the machine is loaded), the share of the move time
+#: shrinks with what is left of it, down to this part
+LOW_BANK_FLOOR = 0.25
 
 
 class MctsBot:
@@ -123,6 +126,10 @@ class MctsBot:
         safe = time_left_ms - margin
         if self.iterations:
             return safe
-        spendable = max(0.0, time_left_ms - self.move_ms - BANK_RESERVE * self.bank_ms)
+        bank_left = time_left_ms - self.move_ms
+        reserve = BANK_RESERVE * self.bank_ms
+        spendable = max(0.0, bank_left - reserve)
         share = min(self.time_fraction * self.move_ms, self.move_ms - margin)
+        if 0 < reserve and bank_left < reserve:
+            share *= max(LOW_BANK_FLOOR, bank_left / reserve)
         return min(safe, share + min(1.0, bank_weight * BANK_SHARE) * spendable)
