@@ -56,7 +56,7 @@ LOW_BANK_FLOOR = 0.25
 class MctsBot:
     """Searches every real choice with ISMCTS; options: iterations, exploration, time_fraction."""
 
-    def __init__(self, iterations: int = 0, exploration: float = 0.5, time_fraction: float = 0.7) -> None:
+    def __init__(self, iterations: int = 0, exploration: float = 0.5, time_fraction: float = 0.5) -> None:
         self.iterations = iterations
         self.exploration = exploration
         self.time_fraction = time_fraction
