@@ -62,36 +62,42 @@ class Request(dict[str, Any]):
     _state: GameState
     _seat: int
     _first: int
-    _last: int
+    _last: int | None
+    #: the keys built on first read
+    LAZY: tuple[str, ...] = ("view", "events")
 
     def __missing__(self, key: str) -> Any:
+        if key not in self.LAZY:
+            raise KeyError(key)
         value: dict[str, Any] | list[dict[str, Any]]
         if key == "view":
             value = self._state.view(self._seat)
-        elif key == "events":
-            seat = self._seat
-            value = [
-                event
-                for audience, event in self._state.log[self._first : self._last]
-                if audience is None or audience == seat
-            ]
         else:
-            raise KeyError(key)
+            value = events_for(self._state.log, self._seat, self._first, self._last)
         self[key] = value
         return value
 
     def get(self, key: str, default: Any = None) -> Any:
-        if key in ("view", "events"):
+        if key in self.LAZY:
             return self[key]
         return dict.get(self, key, default)
 
     def __contains__(self, key: object) -> bool:
-        return key in ("view", "events") or dict.__contains__(self, key)
+        return key in self.LAZY or dict.__contains__(self, key)
 
     def full(self) -> dict[str, Any]:
-        """A plain dict with the view and events built."""
-        self["view"], self["events"]  # noqa: B018 - builds both
+        """A plain dict with the lazy keys built."""
+        for key in self.LAZY:
+            self[key]  # noqa: B018 - builds it
         return dict(self)
+
+
+class EndMessage(Request):
+    """An ``end`` message whose ``events`` (those since the seat's last decision) are built only when read:
+    in-process bots seldom read them, and an engine may then never build its events at all."""
+
+    __slots__ = ()
+    LAZY = ("events",)
 
 
 def events_for(log_: list[LogEntry], seat: int, first: int, last: int | None = None) -> list[dict[str, Any]]:
@@ -172,8 +178,9 @@ class InProcessBot:
     def end(self, info: dict[str, Any]) -> None:
         end = getattr(self.bot, "end", None)
         if end is not None:
+            full = getattr(info, "full", None)  # an EndMessage: a bot with an ``end`` gets its events built
             try:
-                end(info)
+                end(full() if full is not None else info)
             except Exception:
                 pass
         self.bot = None
@@ -244,7 +251,8 @@ def play_game(
             stopped[seat] = True
 
     # the hot loop: one pass per decision, so what does not change between decisions is looked up once
-    log_ = state.log
+    # a state that is not a GameState subclass (duck-typed) has no log_length: its log list's length serves
+    log_length = getattr(state, "log_length", None) or state.log.__len__
     apply = state.apply
     decides = [bot.decide for bot in bots]
     #: each seat's time for its next decision (move time plus bank), recomputed only when its bank shrinks
@@ -266,7 +274,7 @@ def play_game(
         request._state = state
         request._seat = seat
         request._first = cursors[seat]
-        request._last = cursors[seat] = len(log_)
+        request._last = cursors[seat] = log_length()
         try:
             action, used = decides[seat](request, allowed[seat])
             if used > move_ms:
@@ -295,8 +303,13 @@ def play_game(
     for seat, bot in enumerate(bots):
         if any(f["seat"] == seat and f["kind"] in ("crash", "timeout") for f in faults):
             continue  # a crashed or timed-out bot is not spoken to again this game
+        message = EndMessage()
+        message["type"] = "end"
+        message["result"] = result
+        message._state, message._seat, message._first, message._last = state, seat, cursors[seat], None
         try:
-            bot.end({"type": "end", "result": result, "events": events_for(log_, seat, cursors[seat])})
+            # an in-process bot without an ``end`` never needs the events; any other seat is sent them
+            bot.end(message if isinstance(bot, InProcessBot) else message.full())
         except BotFault:
             pass
     if keep_state is not None:

@@ -26,6 +26,9 @@ from arena.errors import OptionError, PlayerCountError
 JSONObject: TypeAlias = dict[str, Any]
 #: One entry of ``state.log``: ``(audience, event)``, audience ``None`` for a public event.
 LogEntry: TypeAlias = tuple[int | None, JSONObject]
+#: An entry as an engine may note it cheaply: ``(audience, event)``, or ``(audience, kind, field, ...)``
+#: (one field or more; atoms and tuples) that the engine's renderer turns into the event when the log is read.
+CompactEntry: TypeAlias = tuple[Any, ...]
 
 
 class GameResult(TypedDict):
@@ -56,7 +59,8 @@ class GameState:
     - ``seat``: the seat that must decide now, or ``None`` when the game is over;
     - ``decision``: the decision kind (protocol.md's names), or ``None``;
     - ``legal``: the ``legal`` object of protocol.md for that decision;
-    - ``log``: the append-only ``(audience, event)`` list;
+    - ``log``: the append-only ``(audience, event)`` list (the runner asks its
+      length through ``log_length`` and reads it only for a bot that reads events);
     - ``players``: the number of seats.
     """
 
@@ -65,6 +69,11 @@ class GameState:
     decision: str | None
     legal: JSONObject | None
     log: list[LogEntry]
+
+    def log_length(self) -> int:
+        """How many entries ``log`` holds now; an engine keeping compact entries (:class:`CompactLogState`)
+        answers without building their events, which the runner then builds only for a bot that reads them."""
+        return len(self.log)
 
     def apply(self, action: JSONObject) -> None:
         """Apply the current seat's action, then every forced move after it.
@@ -97,6 +106,40 @@ class GameState:
     def clone(self) -> "GameState":
         """An independent copy, cheap enough for search bots to call per simulation."""
         raise NotImplementedError
+
+
+class CompactLogState(GameState):
+    """A state that notes its events as compact tuples and builds ``log`` from them only when read.
+
+    The engine appends ``(audience, event)`` pairs or ``(audience, kind, field,
+    ...)`` tuples to ``self._entries`` (allocating no dict, and leaving the
+    garbage collector nothing to trace); ``log`` renders the new ones with the
+    engine's ``renderers`` on each read. In most games nobody reads the log: the
+    runner asks only ``log_length`` and builds events for the bots that read them.
+    """
+
+    _entries: list[CompactEntry]
+    _log: list[LogEntry]
+
+    #: each compact kind's event builder, called with the entry's fields (set by each engine)
+    renderers: dict[str, Callable[..., JSONObject]] = {}
+
+    @property
+    def log(self) -> list[LogEntry]:
+        built, entries = self._log, self._entries
+        if len(built) < len(entries):
+            renderers = self.renderers
+            built.extend([entry if len(entry) == 2 else (entry[0], renderers[entry[1]](*entry[2:]))
+                          for entry in entries[len(built):]])
+        return built
+
+    @log.setter
+    def log(self, pairs: list[LogEntry]) -> None:
+        self._entries = list(pairs)
+        self._log = list(pairs)
+
+    def log_length(self) -> int:
+        return len(self._entries)
 
 
 class Game:

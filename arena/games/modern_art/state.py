@@ -17,7 +17,7 @@ import json
 from typing import Any, Callable
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.base import GameState, LogEntry
+from arena.games.base import CompactLogState
 from arena.games.modern_art.cards import (
     ARTISTS,
     CARD_ARTIST,
@@ -33,6 +33,7 @@ from arena.games.modern_art.cards import (
     SEALED,
     START_MONEY,
 )
+from arena.games.modern_art.events import RENDERERS
 from arena.games.modern_art.views import build_view
 
 #: the action shape each decision takes, for error messages
@@ -54,8 +55,13 @@ def _text(value: object) -> str:
         return repr(value)
 
 
-class ModernArtState(GameState):
-    """A Modern Art game in progress: every hand, the deck and phantom pile, the table, the auction."""
+class ModernArtState(CompactLogState):
+    """A Modern Art game in progress: every hand, the deck and phantom pile, the table, the auction.
+
+    Events are noted compactly (module ``events`` renders them) and built when ``log`` is read.
+    """
+
+    renderers = RENDERERS
 
     def __init__(self, setup: dict[str, Any], options: dict[str, Any]) -> None:
         players = setup["players"]
@@ -74,7 +80,7 @@ class ModernArtState(GameState):
         self._clear_auction()
         self.seat = self.decision = self.legal = None
         self.upcoming: int | None = None
-        self.log: list[LogEntry] = []
+        self.log = []
         self._start_round(setup["first"])
         self._run_turns()
 
@@ -149,7 +155,8 @@ class ModernArtState(GameState):
         other.lot = self.lot[:]
         other.passed = self.passed[:]
         other.sealed = self.sealed[:]
-        other.log = self.log[:]
+        other._entries = self._entries[:]
+        other._log = self._log[:]
         return other
 
     # -- rounds and turns --
@@ -158,18 +165,18 @@ class ModernArtState(GameState):
         """Deal (rounds 2 and 3) and begin with ``starter``; a round with every hand empty ends at once."""
         while True:
             new, phantom_dealt = self._deal()
-            self.log.append((None, {"type": "round_start", "round": self.round + 1, "starter": starter,
+            self._entries.append((None, {"type": "round_start", "round": self.round + 1, "starter": starter,
                                     "dealt": [len(cards) for cards in new], "phantom_dealt": phantom_dealt,
                                     "deck_size": len(self.deck)}))
             for seat, cards in enumerate(new):
                 if cards:
-                    self.log.append((seat, {"type": "hand_dealt", "round": self.round + 1,
+                    self._entries.append((seat, {"type": "hand_dealt", "round": self.round + 1,
                                             "cards": [CARD_OBJECTS[card] for card in sorted(cards)]}))
             if self.cards_left:
                 self.upcoming = starter
                 return
             nothing = [0] * self.players
-            self.log.append((None, self._round_end_event(None, "no cards", nothing, [], [0] * len(ARTISTS))))
+            self._entries.append((None, self._round_end_event(None, "no cards", nothing, [], [0] * len(ARTISTS))))
             if self.round == ROUNDS - 1:
                 return self._game_over()
             self.round += 1
@@ -228,7 +235,7 @@ class ModernArtState(GameState):
         self.hands[seat].remove(card)
         self.cards_left -= 1
         self.played.append(card)
-        self.log.append((None, {"type": "play", "seat": seat, "card": CARD_OBJECTS[card]}))
+        self._entries.append((None, "play", seat, card))
         artist = CARD_ARTIST[card]
         self.counts[artist] += 1
         if self.counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
@@ -272,7 +279,7 @@ class ModernArtState(GameState):
         since the last raise (every seat, with no bid). Once around: until the
         auctioneer, asked last, has answered.
         """
-        money, players, passed, log = self.cash, self.players, self.passed, self.log
+        money, players, passed, log = self.cash, self.players, self.passed, self._entries
         need = self.high + 1
         once_around = self.kind == ONCE_AROUND
         enough = players if self.high_bidder is None else players - 1
@@ -284,7 +291,7 @@ class ModernArtState(GameState):
                 self.legal = {"min": need, "max": purse}
                 return
             passed.append(seat)
-            log.append((None, {"type": "pass", "seat": seat}))
+            log.append((None, "pass", seat))
             if once_around and seat == self.auctioneer:
                 break
             seat = seat + 1 if seat + 1 < players else 0
@@ -313,7 +320,7 @@ class ModernArtState(GameState):
 
     def _reveal(self) -> None:
         bids = self.sealed
-        self.log.append((None, {"type": "reveal", "bids": bids[:]}))
+        self._entries.append((None, {"type": "reveal", "bids": bids[:]}))
         best = max(bids)
         auctioneer = winner = self.auctioneer
         assert auctioneer is not None and winner is not None  # an auction is on
@@ -335,7 +342,7 @@ class ModernArtState(GameState):
 
     def _set_price(self, price: int) -> None:
         self.price = price
-        self.log.append((None, {"type": "price", "seat": self.auctioneer, "price": price}))
+        self._entries.append((None, "price", self.auctioneer, price))
         assert self.auctioneer is not None  # an auction is on
         seat = self.auctioneer + 1
         self._ask_accept(seat if seat < self.players else 0)
@@ -350,7 +357,7 @@ class ModernArtState(GameState):
                 self.legal = {"price": price}
                 return
             self.passed.append(seat)
-            self.log.append((None, {"type": "decline", "seat": seat}))
+            self._entries.append((None, "decline", seat))
             seat = seat + 1 if seat + 1 < players else 0
         self._sell(auctioneer, price)
 
@@ -376,7 +383,7 @@ class ModernArtState(GameState):
         self.cards_left -= 1
         self.played.append(card)
         self.lot.append(card)
-        self.log.append((None, {"type": "double_added", "seat": seat, "card": CARD_OBJECTS[card]}))
+        self._entries.append((None, "double_added", seat, card))
         artist = CARD_ARTIST[card]
         self.counts[artist] += 1
         if self.counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
@@ -390,7 +397,7 @@ class ModernArtState(GameState):
         """``buyer`` takes the lot for ``price``: paid to the auctioneer, or the bank when it buys itself."""
         money, auctioneer = self.cash, self.auctioneer
         assert auctioneer is not None  # an auction is on
-        payments = []
+        payments: tuple[tuple[int, int | None, int], ...] = ()
         if price:
             original = self.turn
             assert original is not None  # the turn's card was played
@@ -398,13 +405,12 @@ class ModernArtState(GameState):
             if self.split and original != auctioneer:
                 payments = self._split_payments(buyer, price, auctioneer, original)
             elif buyer == auctioneer:
-                payments = [{"from": buyer, "to": None, "amount": price}]
+                payments = ((buyer, None, price),)
             else:
                 money[auctioneer] += price
-                payments = [{"from": buyer, "to": auctioneer, "amount": price}]
+                payments = ((buyer, auctioneer, price),)
         self.bought[buyer].extend(self.lot)
-        self.log.append((None, {"type": "sale", "auctioneer": auctioneer, "buyer": buyer, "price": price,
-                                "cards": self.lot[:], "payments": payments}))
+        self._entries.append((None, "sale", auctioneer, buyer, price, tuple(self.lot), payments))
         if self.phantom and self.pile:
             self.seat = buyer
             self.decision = "flip_phantom"
@@ -412,7 +418,8 @@ class ModernArtState(GameState):
         else:
             self._next_turn()
 
-    def _split_payments(self, buyer: int, price: int, auctioneer: int, original: int) -> list[dict[str, Any]]:
+    def _split_payments(self, buyer: int, price: int, auctioneer: int,
+                        original: int) -> tuple[tuple[int, int | None, int], ...]:
         """Option ``double_split``: share ``price`` between the lot's two auctioneers (money already paid)."""
         low = price // 2
         high = price - low
@@ -427,13 +434,13 @@ class ModernArtState(GameState):
             if amount:
                 if to is not None:
                     self.cash[to] += amount
-                payments.append({"from": buyer, "to": to, "amount": amount})
-        return payments
+                payments.append((buyer, to, amount))
+        return tuple(payments)
 
     def _flip(self, seat: int) -> None:
         card = self.pile.pop(0)
         self.played.append(card)
-        self.log.append((None, {"type": "flip", "seat": seat, "card": CARD_OBJECTS[card]}))
+        self._entries.append((None, "flip", seat, card))
         artist = CARD_ARTIST[card]
         self.counts[artist] += 1
         if self.counts[artist] == ROUND_ENDING_COUNT:
@@ -455,7 +462,7 @@ class ModernArtState(GameState):
         for seat, amount in enumerate(payouts):
             self.cash[seat] += amount
         reason = "fifth card" if ROUND_ENDING_COUNT in counts else "hands empty"
-        self.log.append((None, self._round_end_event(ender, reason, payouts, ranked, values)))
+        self._entries.append((None, self._round_end_event(ender, reason, payouts, ranked, values)))
         self.discarded = self.discarded + self.played
         self._new_round_table()
         self._clear_auction()
@@ -481,7 +488,7 @@ class ModernArtState(GameState):
         self.seat = self.decision = self.legal = None
         self.upcoming = None
         result = self.result()
-        self.log.append((None, {"type": "game_end", "money": result["money"], "ranks": result["ranks"]}))
+        self._entries.append((None, {"type": "game_end", "money": result["money"], "ranks": result["ranks"]}))
 
     # -- checking and applying a bot's action --
 
@@ -527,7 +534,7 @@ class ModernArtState(GameState):
         assert self.legal is not None and seat is not None  # a seat is deciding
         if bid is None:
             self.passed.append(seat)
-            self.log.append((None, {"type": "pass", "seat": seat}))
+            self._entries.append((None, "pass", seat))
         elif type(bid) is not int:
             raise self._malformed(action)
         elif bid < self.high + 1 or bid > self.cash[seat]:
@@ -537,7 +544,7 @@ class ModernArtState(GameState):
             self.high = bid
             self.high_bidder = seat
             self.passed = []
-            self.log.append((None, {"type": "bid", "seat": seat, "bid": bid}))
+            self._entries.append((None, "bid", seat, bid))
         if self.kind == ONCE_AROUND and seat == self.auctioneer:
             return self._close_bidding()
         self._ask_bidder(seat + 1 if seat + 1 < self.players else 0)
@@ -555,7 +562,7 @@ class ModernArtState(GameState):
         elif not 0 <= bid <= self.cash[seat]:
             raise self._illegal(action, f"a sealed bid must be from 0 to {self.cash[seat]}")
         self.sealed[seat] = bid
-        self.log.append((seat, {"type": "sealed_bid", "seat": seat, "bid": bid}))
+        self._entries.append((seat, "sealed_bid", seat, bid))
         if seat == self.auctioneer:
             return self._reveal()
         self._ask_sealed(seat + 1 if seat + 1 < self.players else 0)
@@ -578,7 +585,7 @@ class ModernArtState(GameState):
         if action["accept"]:
             return self._sell(seat, self.price)
         self.passed.append(seat)
-        self.log.append((None, {"type": "decline", "seat": seat}))
+        self._entries.append((None, "decline", seat))
         self._ask_accept(seat + 1 if seat + 1 < self.players else 0)
 
     def _on_flip_phantom(self, action: dict[str, Any]) -> None:

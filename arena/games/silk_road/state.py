@@ -20,7 +20,7 @@ from bisect import insort
 from typing import Any
 
 from arena.errors import IllegalAction, SetupError
-from arena.games.base import GameState, competition_ranks
+from arena.games.base import CompactLogState, competition_ranks
 from arena.games.silk_road.actions import check_extra_draw, check_load, check_phase1, check_phase2
 from arena.games.silk_road.cards import (
     CARD_COUNT,
@@ -37,14 +37,20 @@ from arena.games.silk_road.cards import (
     good_of,
     special_supply,
 )
+from arena.games.silk_road.events import RENDERERS
 from arena.games.silk_road.views import build_view
 
 GOOD_RANGE = range(len(GOODS))
 CHEAPEST = min(COSTS.values())
 
 
-class SilkRoadState(GameState):
-    """One game of Maritime Silk Road in progress."""
+class SilkRoadState(CompactLogState):
+    """One game of Maritime Silk Road in progress.
+
+    Events are noted compactly (module ``events`` renders them) and built when ``log`` is read.
+    """
+
+    renderers = RENDERERS
 
     def __init__(self, setup: dict[str, Any], start_money: int) -> None:
         """The state at the first real decision of the (checked) ``setup``."""
@@ -56,14 +62,14 @@ class SilkRoadState(GameState):
             specials=[{"license": 0, "porter": 0, "exchange": 0} for _ in range(players)],
             supply=special_supply(players), first=setup["first"], active=setup["first"], phase="loading",
         )
-        self.log.append((None, {
+        self._entries.append((None, {
             "type": "setup", "players": players, "first": self.first,
             "market": [None if card is None else card_view(card) for card in self.market],
             "deck": len(self.deck), "money": list(self.coins),
             "hand_sizes": [len(hand) for hand in self.hands],
         }))
         for seat, hand in enumerate(self.hands):
-            self.log.append((seat, {"type": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
+            self._entries.append((seat, {"type": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
         self.resume()
 
     def place(self, *, hands: list[list[int]], market: list[int | None], covered: list[int], deck: list[int],
@@ -145,7 +151,8 @@ class SilkRoadState(GameState):
         other = SilkRoadState.__new__(SilkRoadState)
         fields = dict(self.__dict__)
         other.__dict__ = fields
-        fields["log"] = list(self.log)
+        fields["_entries"] = list(self._entries)
+        fields["_log"] = list(self._log)
         fields["hands"] = [list(hand) for hand in self.hands]
         fields["market"] = list(self.market)
         fields["market_goods"] = list(self.market_goods)
@@ -181,7 +188,7 @@ class SilkRoadState(GameState):
                 self._buy(detail)
                 return
             else:
-                self.log.append((None, {"type": "pass", "seat": self.active}))
+                self._entries.append((None, "pass", self.active))
             self._begin_phase2()
         elif decision == "extra_draw":
             count = check_extra_draw(self, action)
@@ -211,7 +218,7 @@ class SilkRoadState(GameState):
         self.markers[good] -= 1
         if not self.markers[good]:
             self._count_free_goods()
-        self.log.append((None, {"type": "load", "seat": seat, "ship": ship, "good": GOODS[good]}))
+        self._entries.append((None, "load", seat, ship, good))
         if self.loading:
             self._ask_load()
         elif self.phase == "loading":
@@ -241,7 +248,7 @@ class SilkRoadState(GameState):
             supply = self.supply
             buy = [card for card in SPECIALS if supply[card] and COSTS[card] <= money]
         if swap is None and not buy:
-            self.log.append((None, {"type": "pass", "seat": seat}))
+            self._entries.append((None, "pass", seat))
             self._begin_phase2()
             return
         self.seat = seat
@@ -257,17 +264,17 @@ class SilkRoadState(GameState):
             markers[old] += 1
             markers[good] -= 1
             ships[ship] = good
-            done.append({"ship": ship, "from": GOODS[old], "good": GOODS[good]})
+            done.append((ship, old, good))
         if 0 in markers or len(self.free_goods) < len(GOODS):
             self._count_free_goods()
-        self.log.append((None, {"type": "swap", "seat": self.active, "swaps": done}))
+        self._entries.append((None, "swap", self.active, tuple(done)))
 
     def _buy(self, card: str) -> None:
         seat = self.active
         cost = COSTS[card]
         self.coins[seat] -= cost
         self.supply[card] -= 1
-        self.log.append((None, {"type": "buy", "seat": seat, "card": card, "cost": cost}))
+        self._entries.append((None, "buy", seat, card, cost))
         if card == "ship":
             ships = self.ships[seat]
             ships.append(-1)
@@ -319,11 +326,7 @@ class SilkRoadState(GameState):
                 pay += LICENSE_BONUS * licenses[other]
                 money[other] += pay
             income.append(pay)
-        self.log.append((None, {
-            "type": "deliver", "seat": seat, "good": GOODS[good],
-            "cards": [card_view(card) for card in cards], "slots": list(slots),
-            "showing": showing, "income": income,
-        }))
+        self._entries.append((None, "deliver", seat, good, tuple(cards), tuple(slots), showing, tuple(income)))
 
     def _draw(self, count: int, kind: str) -> None:
         """Draw ``count`` cards (fewer when the deck runs out); the game ends when it is empty."""
@@ -335,10 +338,9 @@ class SilkRoadState(GameState):
         hand = self.hands[seat]
         for card in drawn:
             insort(hand, card)
-        self.log.append((None, {"type": kind, "seat": seat, "count": count, "deck": len(deck)}))
+        self._entries.append((None, kind, seat, count, len(deck)))
         if count:
-            self.log.append((seat, {"type": "drawn", "seat": seat,
-                                    "cards": [card_view(card) for card in reversed(drawn)]}))
+            self._entries.append((seat, "drawn", seat, tuple(reversed(drawn))))
         if not deck:
             self._finish()
 
@@ -362,7 +364,7 @@ class SilkRoadState(GameState):
         self.seat = self.decision = self.legal = None
         self.loading = []
         money = self.money()
-        self.log.append((None, {"type": "game_end", "money": money, "ranks": competition_ranks(money)}))
+        self._entries.append((None, {"type": "game_end", "money": money, "ranks": competition_ranks(money)}))
 
 
 def loading_order(players: int, first: int, ships: list[list[int]]) -> list[tuple[int, int]]:
