@@ -22,7 +22,6 @@ from arena.games.modern_art.cards import (
     ARTISTS,
     CARD_ARTIST,
     CARD_KIND,
-    CARD_OBJECTS,
     DEALS,
     DOUBLE,
     MARKERS,
@@ -165,18 +164,17 @@ class ModernArtState(CompactLogState):
         """Deal (rounds 2 and 3) and begin with ``starter``; a round with every hand empty ends at once."""
         while True:
             new, phantom_dealt = self._deal()
-            self._entries.append((None, {"type": "round_start", "round": self.round + 1, "starter": starter,
-                                    "dealt": [len(cards) for cards in new], "phantom_dealt": phantom_dealt,
-                                    "deck_size": len(self.deck)}))
+            self._entries.append((None, "round_start", self.round + 1, starter, tuple([len(cards) for cards in new]),
+                                  phantom_dealt, len(self.deck)))
             for seat, cards in enumerate(new):
                 if cards:
-                    self._entries.append((seat, {"type": "hand_dealt", "round": self.round + 1,
-                                            "cards": [CARD_OBJECTS[card] for card in sorted(cards)]}))
+                    self._entries.append((seat, "hand_dealt", self.round + 1, tuple(sorted(cards))))
             if self.cards_left:
                 self.upcoming = starter
                 return
-            nothing = [0] * self.players
-            self._entries.append((None, self._round_end_event(None, "no cards", nothing, [], [0] * len(ARTISTS))))
+            nothing = (0,) * self.players
+            self._entries.append((None, "round_end", self.round + 1, "no cards", None, tuple(self.counts), (),
+                                  (0,) * len(ARTISTS), nothing))
             if self.round == ROUNDS - 1:
                 return self._game_over()
             self.round += 1
@@ -462,7 +460,8 @@ class ModernArtState(CompactLogState):
         for seat, amount in enumerate(payouts):
             self.cash[seat] += amount
         reason = "fifth card" if ROUND_ENDING_COUNT in counts else "hands empty"
-        self._entries.append((None, self._round_end_event(ender, reason, payouts, ranked, values)))
+        self._entries.append((None, "round_end", round_ + 1, reason, ender, tuple(counts), tuple(ranked), tuple(values),
+                              tuple(payouts)))
         self.discarded = self.discarded + self.played
         self._new_round_table()
         self._clear_auction()
@@ -473,22 +472,11 @@ class ModernArtState(CompactLogState):
         starter = ender + 1
         self._start_round(starter if starter < self.players else 0)
 
-    def _round_end_event(self, ender: int | None, reason: str, payouts: list[int], ranked: list[int],
-                         values: list[int]) -> dict[str, Any]:
-        return {
-            "type": "round_end", "round": self.round + 1, "reason": reason, "ended_by": ender,
-            "counts": {ARTISTS[artist]: count for artist, count in enumerate(self.counts)},
-            "ranking": [ARTISTS[artist] for artist in ranked],
-            "markers": {ARTISTS[artist]: MARKERS[place] for place, artist in enumerate(ranked)},
-            "values": {ARTISTS[artist]: value for artist, value in enumerate(values)},
-            "payouts": payouts,
-        }
-
     def _game_over(self) -> None:
         self.seat = self.decision = self.legal = None
         self.upcoming = None
         result = self.result()
-        self._entries.append((None, {"type": "game_end", "money": result["money"], "ranks": result["ranks"]}))
+        self._entries.append((None, "game_end", tuple(result["money"]), tuple(result["ranks"])))
 
     # -- checking and applying a bot's action --
 
