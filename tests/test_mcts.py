@@ -262,3 +262,43 @@ def test_the_policy_weighs_how_much_of_the_bank_a_decision_spends(plugins):
     assert bot.budget_ms(11000, 100.0) == pytest.approx(500 + 5000)  # never more than the spendable bank
     _, state = first_real_choice(plugins, "silk-road", 3)
     assert SilkRoadPolicy().bank_weight(state) == EARLY_BANK_WEIGHT < LATE_BANK_WEIGHT
+
+
+def test_a_paired_search_keeps_the_policys_action_until_the_difference_is_clear():
+    """Action 1 is better by 0.2 on average, but its rollouts are noisy: a few deals do not show it."""
+
+    class Noisy:
+        def __init__(self, noise):
+            self.seat, self.noise, self.arm = 0, noise, None
+
+        def clone(self):
+            return Noisy(self.noise)
+
+        def apply(self, action):
+            self.arm, self.seat = action["arm"], None
+
+    class Policy:
+        rollout_limit = 0
+        preference = 0.0
+
+        def candidates(self, state):
+            return [{"arm": 0}, {"arm": 1}]
+
+        def rollout(self, state, rng):
+            raise AssertionError("a finished game has no rollout")
+
+        def evaluate(self, state):
+            return [0.5 if state.arm == 0 else 0.7 + state.noise]
+
+    def searched(deals):
+        rng = random.Random(5)
+        search = PairedSearch(Policy(), exploration=0.5, rng=rng)
+        for _ in range(deals):
+            noise = rng.choice([-0.6, 0.6])
+            search.iterate(Noisy(noise))
+            search.iterate(Noisy(noise))
+        return search
+
+    assert searched(1).best() == {"arm": 0}  # one deal: no spread to judge by
+    assert searched(3).best() == {"arm": 0}  # three deals: within the noise
+    assert searched(200).best() == {"arm": 1}

@@ -152,6 +152,12 @@ class PairedSearch:
     visits. It improves on the rollout policy by one step of policy
     iteration, which is what a good rollout policy (``trader``'s rules in
     Silk Road) calls for. Same interface as :class:`Search`.
+
+    Another action replaces the policy's own only when its mean paired
+    difference over their common deals beats the margin by
+    :data:`SIGNIFICANCE` standard errors: with few deals (a short budget, a
+    loaded machine) the differences are mostly noise, and the policy's own
+    action stands.
     """
 
     def __init__(self, policy: Any, exploration: float, rng: random.Random, root: Node | None = None) -> None:
@@ -164,11 +170,17 @@ class PairedSearch:
         self.deal: Any = None
         self.round: list[Node] = []
         self.next = 0
+        #: the rounds played (deals drawn), and each root action's reward per round it was played in
+        self.rounds = 0
+        self.samples: dict[Node, dict[int, float]] = {}
+        #: the policy's own action (its first candidate), which the others must beat
+        self.planned: Node | None = None
 
     def iterate(self, state: Any) -> None:
         """One root action played out on this round's deal; ``state`` starts a new round when one is due."""
         if self.next == len(self.round):
             self.deal, self.round, self.next = state, [], 0
+            self.rounds += 1
             children = self.root.children
             for index, action in enumerate(self.policy.candidates(state)):
                 key = action_key(action)
@@ -177,28 +189,48 @@ class PairedSearch:
                     child = children[key] = Node(action, state.seat, self.preference if index == 0 else 0.0)
                 else:
                     child.available += 1
+                if index == 0 and self.planned is None:
+                    self.planned = child
                 self.round.append(child)
         child = self.round[self.next]
         self.next += 1
         simulated = self.deal.clone()
         simulated.apply(child.action)
         play_out(self.policy, simulated, self.rng)
+        reward = self.policy.evaluate(simulated)[child.seat]
         child.visits += 1
-        child.reward += self.policy.evaluate(simulated)[child.seat]
+        child.reward += reward
+        self.samples.setdefault(child, {})[self.rounds] = reward
         self.iterations += 1
 
     def best(self) -> dict | None:
-        """The root action with the best mean; another action must beat the policy's own by a margin."""
-        tried = [child for child in self.root.children.values() if child.visits]
-        if not tried:
+        """The policy's own action, or the one whose mean paired difference from it, over their common
+        deals, beats the margin by the most, by at least :data:`SIGNIFICANCE` standard errors."""
+        planned = self.planned
+        if planned is None or not planned.visits:
             return None
-        return max(tried, key=lambda child: child.reward / child.visits + child.bias).action
+        base = self.samples[planned]
+        chosen, chosen_mean = planned, 0.0
+        for child, rewards in self.samples.items():
+            if child is planned:
+                continue
+            diffs = [reward - base[deal] for deal, reward in rewards.items() if deal in base]
+            count = len(diffs)
+            if count < 2:
+                continue
+            mean = sum(diffs) / count
+            variance = sum((diff - mean) ** 2 for diff in diffs) / (count - 1)
+            if mean - self.preference > SIGNIFICANCE * math.sqrt(variance / count) and mean > chosen_mean:
+                chosen, chosen_mean = child, mean
+        return chosen.action
 
     statistics = Search.statistics
 
 
 #: the margin in mean reward by which another action must beat the policy's own in a paired search
+#: (a policy's ``preference`` replaces it), and by how many standard errors of the mean difference
 PAIRED_PREFERENCE = 0.12
+SIGNIFICANCE = 1.0
 
 
 #: how much of a reward is the rank; the rest is the money's place between the poorest and richest
