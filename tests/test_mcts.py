@@ -124,6 +124,24 @@ def test_it_finds_the_only_winning_line_of_a_silk_road_endgame(plugins):
     assert record["result"] == {"money": [6, 5], "ranks": [1, 2]}
 
 
+class ArmsPolicy:
+    """Two root actions in a one-decision game (no rollouts): ``reward(state)`` is seat 0's reward."""
+
+    rollout_limit = 0
+
+    def __init__(self, reward, preference=PAIRED_PREFERENCE):
+        self.reward, self.preference = reward, preference
+
+    def candidates(self, state):
+        return [{"arm": 0}, {"arm": 1}]
+
+    def rollout(self, state, rng):
+        raise AssertionError("a finished game has no rollout")
+
+    def evaluate(self, state):
+        return [self.reward(state)]
+
+
 def test_the_search_prefers_the_policy_action_until_the_evidence_says_otherwise():
     class TwoArms:
         """A one-decision game: action 0 (the policy's choice) pays 0.4, action 1 pays 0.6."""
@@ -135,19 +153,8 @@ def test_the_search_prefers_the_policy_action_until_the_evidence_says_otherwise(
             self.done = action["arm"]
             self.seat = None
 
-    class Policy:
-        rollout_limit = 0
-
-        def candidates(self, state):
-            return [{"arm": 0}, {"arm": 1}]
-
-        def rollout(self, state, rng):
-            raise AssertionError("a finished game has no rollout")
-
-        def evaluate(self, state):
-            return [0.4 if state.done == 0 else 0.6]
-
-    search = Search(Policy(), exploration=0.5, rng=random.Random(1))
+    policy = ArmsPolicy(lambda state: 0.4 if state.done == 0 else 0.6)
+    search = Search(policy, exploration=0.5, rng=random.Random(1))
     for _ in range(3):
         search.iterate(TwoArms())
     assert search.best() == {"arm": 0}  # after one visit each, the preference earns arm 0 the third
@@ -173,22 +180,10 @@ def test_a_paired_search_judges_actions_on_the_same_deals():
         def apply(self, action):
             self.arm, self.seat = action["arm"], None
 
-    class Policy:
-        rollout_limit = 0
-
-        def candidates(self, state):
-            return [{"arm": 0}, {"arm": 1}]
-
-        def rollout(self, state, rng):
-            raise AssertionError("a finished game has no rollout")
-
-        def evaluate(self, state):
-            return [state.worth + Deal.gain * state.arm]
-
     def searched(gain):
         Deal.gain = gain
         rng = random.Random(3)
-        search = PairedSearch(Policy(), exploration=0.5, rng=rng)
+        search = PairedSearch(ArmsPolicy(lambda state: state.worth + Deal.gain * state.arm), exploration=0.5, rng=rng)
         for _ in range(40):  # 20 deals, both arms on each
             search.iterate(Deal(rng.random() * 0.7))
         return search
@@ -277,22 +272,10 @@ def test_a_paired_search_keeps_the_policys_action_until_the_difference_is_clear(
         def apply(self, action):
             self.arm, self.seat = action["arm"], None
 
-    class Policy:
-        rollout_limit = 0
-        preference = 0.0
-
-        def candidates(self, state):
-            return [{"arm": 0}, {"arm": 1}]
-
-        def rollout(self, state, rng):
-            raise AssertionError("a finished game has no rollout")
-
-        def evaluate(self, state):
-            return [0.5 if state.arm == 0 else 0.7 + state.noise]
-
     def searched(deals):
         rng = random.Random(5)
-        search = PairedSearch(Policy(), exploration=0.5, rng=rng)
+        policy = ArmsPolicy(lambda state: 0.5 if state.arm == 0 else 0.7 + state.noise, preference=0.0)
+        search = PairedSearch(policy, exploration=0.5, rng=rng)
         for _ in range(deals):
             noise = rng.choice([-0.6, 0.6])
             search.iterate(Noisy(noise))
