@@ -115,7 +115,8 @@ def test_a_forked_bot_keeps_no_shared_writable_mapping_of_its_template(kernel, m
     shared = mmap.mmap(-1, 8192)
     private = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)
     address = ctypes.addressof(ctypes.c_char.from_buffer(shared))
-    assert [start for start, _ in jail._shared_writable_mappings()] == [address]
+    # the test process may hold others (earlier tests' SQLite -shm files, multiprocessing's semaphores)
+    assert address in [start for start, _ in jail._shared_writable_mappings()]
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
