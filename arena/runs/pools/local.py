@@ -27,6 +27,7 @@ on a machine others were using: -j 2 played 137 games/s pinned, about 100 unpinn
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -81,6 +82,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
         other.close()
     die_with_parent()
+    gc.freeze()  # what the worker inherited stays put: no collection walks it, no page of it is copied for that
     if core is not None:
         os.sched_setaffinity(0, {core})
     signal.signal(signal.SIGINT, _on_stop_signal)
