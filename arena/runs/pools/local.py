@@ -17,17 +17,24 @@ A worker whose main process died (SIGKILL) is killed by the kernel at once
 (``PR_SET_PDEATHSIG``), and its bots with it (they die with their parent too),
 so nothing of a run outlives it.
 
-With no more workers than cores, each worker is pinned to a core of its own,
-and its bot processes inherit that: a game's worker and bots then take turns on
-one core, which makes a decision's round trip over the pipes cheaper and
-keeps one worker from spreading over two cores, so ``-j 2`` gets the second core
-to itself. Measured here with the demo tournament under the process sandbox,
-on a machine others were using: -j 2 played 137 games/s pinned, about 100 unpinned.
+Sandboxed, with no more workers than cores, each worker is pinned to a core
+of its own, and its bot processes inherit that: a game's worker and bots then
+take turns on one core, which makes a decision's round trip over the pipes
+cheaper and keeps one worker from spreading over two cores, so ``-j 2`` gets
+the second core to itself. Measured here with the demo tournament under the
+process sandbox, on a machine others were using: -j 2 played 137 games/s
+pinned, about 100 unpinned. Unsandboxed, the games are all in the workers and
+the main process rates and stores every game (with fast games, nearly as much
+work as a worker's), so workers are pinned only while a core is left to it:
+4,000 random Modern Art games with ``-j 2`` on two cores took 5.4-6.3 s with
+both workers pinned (the main process got half of one worker's core) and
+4.6-5.4 s unpinned; ``-j 1`` pinned 4.8-4.9 s, unpinned 5.0-5.3 s.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -138,6 +145,7 @@ class LocalPool:
         self.spawned = 0
         self.cores = sorted(os.sched_getaffinity(0))
         self.core_of: dict[Any, int | None] = {}  # process -> the core it is pinned to
+        self.pinned = False  # whether workers are pinned to cores (run() decides)
         self.stop_requested = False
 
     def _spawn(self) -> None:
@@ -154,8 +162,8 @@ class LocalPool:
         self.chunks[process] = []
 
     def _free_core(self) -> int | None:
-        """The core for a new worker: one no other worker holds, or None (no pinning) with more workers than cores."""
-        if self.jobs > len(self.cores):
+        """The core for a new worker: one no other worker holds, or None when workers are not pinned."""
+        if not self.pinned:
             return None
         taken = {self.core_of[process] for process in self.links.values()}
         return next(core for core in self.cores if core not in taken)
@@ -197,6 +205,12 @@ class LocalPool:
         included), the workers are stopped before it returns.
         """
         tasks = iter(specs)
+        first = next(tasks, None)
+        if first is None:
+            return False
+        tasks = itertools.chain([first], tasks)
+        cores_for_workers = len(self.cores) - (first.sandbox == "none")  # unsandboxed, the main process needs one
+        self.pinned = self.jobs <= cores_for_workers
         self.sink = sink
         self.stop_requested = False
         workers = self.jobs if expected is None else min(self.jobs, expected)
