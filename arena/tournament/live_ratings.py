@@ -1,23 +1,39 @@
-"""Rating games while they are played: the main process rates them in schedule order as they arrive.
+"""Rating games while they are played: a process of its own rates them in schedule order as they arrive.
 
-The leaderboard's rating pass (TrueSkill: more than half a millisecond a
+The leaderboard's rating pass (TrueSkill: half a millisecond or more a
 four-player game, about as long as a random game takes to play) used to start
-only after the last game. :class:`LiveRatings` keeps one
-:class:`~arena.standings.raters.Rater` per game and rates each game of the
-schedule as soon as every game before it in schedule order is in hand (a game
-that arrives early waits), starting with the reused games, so the ratings are
-exactly those of a rating pass after the run, for any ``-j``. When every game
-of a game is rated, the ratings go into the store's figure cache, where the
-leaderboard finds them.
+only after the last game. :class:`LiveRatings` hands each game's seats and
+placings, as the game arrives, to a rating process forked for the run, which
+keeps one :class:`~arena.standings.raters.Rater` per game and rates each game
+of the schedule as soon as every game before it in schedule order is in hand
+(a game that arrives early waits), starting with the reused games. So the
+ratings are exactly those of a rating pass after the run, for any ``-j``.
+When every game of a game is rated, the ratings go into the store's figure
+cache, where the leaderboard finds them.
+
+Why a process: the main process also receives, stores and logs every game.
+Rating in its thread made it the slowest link of a run of fast games (about
+0.9 ms of work a random Modern Art game, more than the worker's 0.7 ms of
+play), and one thread cannot use a second core; as a process of its own,
+the rating takes whatever core is free. If the rating process is lost, the
+run goes on and the leaderboard rates the games itself afterwards.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import contextlib
+import multiprocessing
+import multiprocessing.connection
+import signal
+from typing import Any, Sequence
 
+from arena.runs.process import die_with_parent
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store
 from arena.standings.raters import Rater, SeatedGame
+
+#: games sent to the rating process together (a message a game cost the main process more than the game's bookkeeping)
+BATCH_GAMES = 64
 
 
 class _GameStream:
@@ -41,33 +57,67 @@ class _GameStream:
         return self.position == len(self.orders)
 
 
+def _rate(conn: multiprocessing.connection.Connection, rater: str, orders: dict[str, list[int]]) -> None:
+    """The rating process: rate what comes down ``conn`` until ``None``, then send back the complete games' ratings."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the run, then asks
+    streams = {game: _GameStream(rater, game_orders) for game, game_orders in orders.items()}
+    while (batch := conn.recv()) is not None:
+        for game, order, bots, ranks in batch:
+            streams[game].add(order, (bots, ranks))
+    conn.send({game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
+               for game, stream in streams.items() if stream.complete})
+    conn.close()
+
+
 class LiveRatings:
-    """Rates the games of a schedule per game, in schedule order, while they are played."""
+    """Rates the games of a schedule per game, in schedule order, in a process of its own while they are played."""
 
     def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str) -> None:
         self.store = store
         self.rater = rater
-        self.streams: dict[str, _GameStream] = {}
-        by_game: dict[str, list[int]] = {}
+        self.orders: dict[str, list[int]] = {}
         for spec in specs:
-            by_game.setdefault(spec.game, []).append(spec.order)
-        for game, orders in by_game.items():
-            self.streams[game] = _GameStream(rater, orders)
+            self.orders.setdefault(spec.game, []).append(spec.order)
+        context = multiprocessing.get_context("fork")
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(target=_rate, args=(theirs, rater, self.orders), name="ratings", daemon=True)
+        self.process.start()
+        theirs.close()
+        self.waiting: list[tuple[str, int, Any, Any]] = []
         stored = store.placings_by_key()
         for spec in specs:
             seats = stored.get(spec.key)
             if seats is not None:
-                self.streams[spec.game].add(spec.order, ([bot for bot, _ in seats], [rank for _, rank in seats]))
+                self._add(spec.game, spec.order, [bot for bot, _ in seats], [rank for _, rank in seats])
+
+    def _add(self, game: str, order: int, bots: Any, ranks: Any) -> None:
+        self.waiting.append((game, order, bots, ranks))
+        if len(self.waiting) >= BATCH_GAMES:
+            self._send()
+
+    def _send(self) -> None:
+        if self.waiting:
+            with contextlib.suppress(OSError):  # the rating process is gone: the leaderboard rates afterwards
+                self.conn.send(self.waiting)
+            self.waiting = []
 
     def game_done(self, finished: FinishedGame) -> None:
         """An observer of the run loop: one game played now."""
         record = finished.record
-        self.streams[finished.spec.game].add(finished.spec.order, (record["players"], record["result"]["ranks"]))
+        self._add(finished.spec.game, finished.spec.order, record["players"], record["result"]["ranks"])
 
     def finish(self) -> None:
-        """Cache the ratings of every fully rated game where the leaderboard finds them."""
-        for game, stream in self.streams.items():
-            if stream.complete:
-                self.store.cache_figures(game, len(stream.orders), {
-                    "rater": self.rater,
-                    "ratings": {bot: [r.mu, r.sigma] for bot, r in stream.rater.ratings().items()}})
+        """Wait for the ratings; cache those of every fully rated game where the leaderboard finds them."""
+        self._send()
+        try:
+            self.conn.send(None)
+            ratings: dict[str, dict[str, tuple[float, float]]] = self.conn.recv()
+        except (OSError, EOFError):
+            ratings = {}
+        finally:
+            self.conn.close()
+            self.process.join()
+        for game, by_bot in ratings.items():
+            self.store.cache_figures(game, len(self.orders[game]), {
+                "rater": self.rater, "ratings": {bot: [mu, sigma] for bot, (mu, sigma) in by_bot.items()}})

@@ -33,6 +33,7 @@ both workers pinned (the main process got half of one worker's core) and
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import logging
@@ -40,6 +41,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import time
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Iterable, Iterator
@@ -53,10 +55,12 @@ log = logging.getLogger("arena.runs")
 #: chunks a worker holds at once: the one it plays and the next
 CHUNKS_PER_WORKER = 2
 #: how long a chunk should play, and the most games in one (two chunks of specs must fit in a pipe's buffer)
-CHUNK_SECONDS, CHUNK_GAMES = 0.02, 32
+CHUNK_SECONDS, CHUNK_GAMES = 0.04, 32
 #: the most bytes of one pickled chunk: the chunks a worker holds stay within a pipe's 64 KiB buffer, so
 #: the main process never blocks sending while the worker blocks sending results
 CHUNK_BYTES = 24 * 1024
+#: the bytes of results a worker may send ahead of the main process's reading
+SEND_BUFFER = 2 * 1024 * 1024
 STOP_WAIT_SECONDS = 30.0
 
 
@@ -90,6 +94,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
         other.close()
     die_with_parent()
     gc.freeze()  # what the worker inherited stays put: no collection walks it, no page of it is copied for that
+    _widen_send_buffer(conn)
     if core is not None:
         os.sched_setaffinity(0, {core})
     signal.signal(signal.SIGINT, _on_stop_signal)
@@ -319,6 +324,18 @@ class LocalPool:
             process.join()
         self.links.clear()
 
+
+
+def _widen_send_buffer(conn: multiprocessing.connection.Connection) -> None:
+    """Let a worker leave about :data:`SEND_BUFFER` bytes of results unread before it waits.
+
+    The main process reads no result while it writes a batch to the store (20-50
+    ms); with the default buffer (about 18 records of fast games) the worker
+    then stopped playing. The kernel caps the size (``net.core.wmem_max``).
+    """
+    with contextlib.suppress(OSError):
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
 
 
 def _pickled(chunk: list[GameSpec], returned: list[GameSpec]) -> bytes:
