@@ -23,12 +23,11 @@ take turns on one core, which makes a decision's round trip over the pipes
 cheaper and keeps one worker from spreading over two cores, so ``-j 2`` gets
 the second core to itself. Measured here with the demo tournament under the
 process sandbox, on a machine others were using: -j 2 played 137 games/s
-pinned, about 100 unpinned. Unsandboxed, the games are all in the workers and
-the main process rates and stores every game (with fast games, nearly as much
-work as a worker's), so workers are pinned only while a core is left to it:
-4,000 random Modern Art games with ``-j 2`` on two cores took 5.4-6.3 s with
-both workers pinned (the main process got half of one worker's core) and
-4.6-5.4 s unpinned; ``-j 1`` pinned 4.8-4.9 s, unpinned 5.0-5.3 s.
+pinned, about 100 unpinned. Unsandboxed, there are no bot processes, and the
+main process and the rating process together do about half a worker's work
+for fast games: pinned workers kept them off their cores. 4,000 random Modern
+Art games on two cores: ``-j 2`` 5.4-6.3 s pinned, 4.6-5.4 s unpinned; ``-j 1``
+4.9-5.6 s pinned, 4.4-5.2 s unpinned. So unsandboxed workers are not pinned.
 """
 
 from __future__ import annotations
@@ -214,8 +213,7 @@ class LocalPool:
         if first is None:
             return False
         tasks = itertools.chain([first], tasks)
-        cores_for_workers = len(self.cores) - (first.sandbox == "none")  # unsandboxed, the main process needs one
-        self.pinned = self.jobs <= cores_for_workers
+        self.pinned = first.sandbox != "none" and self.jobs <= len(self.cores)
         self.sink = sink
         self.stop_requested = False
         workers = self.jobs if expected is None else min(self.jobs, expected)
