@@ -7,6 +7,7 @@ bot whose file the test edits between runs, as a bot author would.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -184,6 +185,19 @@ def test_ratings_made_while_playing_equal_a_rating_pass_afterwards(isolated):
         store.close()
     assert run("leaderboard", "results/cup", "--format", "json").stdout == live
 
+
+
+def test_a_lost_rating_process_costs_no_game_and_the_leaderboard_rates_afterwards(isolated, monkeypatch):
+    from arena.tournament import live_ratings
+
+    path = write(isolated, ["random", "r2=random", "trader"], deals=3)
+    assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
+    expected = run("leaderboard", "results/cup", "--format", "json").stdout
+    monkeypatch.setattr(live_ratings, "_rate", lambda *args: os._exit(9))  # the forked process dies at once
+    result = run("run", path, "--sandbox", "none", "-j", "2", "--fresh")
+    assert result.exit_code == 0, result.output
+    assert len(stored_records(isolated / "results" / "cup")) == 18  # 3 tables x 3 deals x 2 rotations
+    assert run("leaderboard", "results/cup", "--format", "json").stdout == expected
 
 #: the store format of arena before bot versions (schema 1), as a results folder from then holds it
 SCHEMA_1 = """
