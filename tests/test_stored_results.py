@@ -187,6 +187,39 @@ def test_ratings_made_while_playing_equal_a_rating_pass_afterwards(isolated):
 
 
 
+def test_a_rerun_with_nothing_to_play_rates_nothing_and_a_changed_field_is_rated_again(isolated, monkeypatch):
+    from arena.standings import raters
+    from arena.tournament import live_ratings
+
+    path = write(isolated, ["random", "trader", entrant(isolated)], deals=3)
+    assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
+    board = run("leaderboard", "results/cup", "--format", "json").stdout
+    def refused(*args: object) -> None:
+        raise AssertionError("rated again")
+
+    def rating_process(*args: object) -> None:
+        (isolated / "rating process started").touch()
+        os._exit(0)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(raters, "Rater", refused)  # what the leaderboard rates with
+        patched.setattr(live_ratings, "_rate", rating_process)
+        for jobs in ("2", "0"):
+            again = run("run", path, "--sandbox", "none", "-j", jobs)
+            assert again.exit_code == 0 and "0 to play" in again.output, again.output
+            assert run("leaderboard", "results/cup", "--format", "json").stdout == board
+    assert not (isolated / "rating process started").exists()
+    entrant(isolated, "play")  # the bot's code changes: its games are played again, every rating made anew
+    assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
+    changed = run("leaderboard", "results/cup", "--format", "json").stdout
+    store = open_store("results/cup")
+    try:
+        with store.transaction() as db:
+            db.execute("DELETE FROM figures")
+    finally:
+        store.close()
+    assert run("leaderboard", "results/cup", "--format", "json").stdout == changed != board
+
 def test_a_lost_rating_process_costs_no_game_and_the_leaderboard_rates_afterwards(isolated, monkeypatch):
     from arena.tournament import live_ratings
 

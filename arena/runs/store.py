@@ -215,10 +215,13 @@ class Store:
             db.execute("CREATE TEMP TABLE IF NOT EXISTS scheduled (key TEXT PRIMARY KEY, position INTEGER)")
             db.execute("DELETE FROM scheduled")
             db.executemany("INSERT INTO scheduled VALUES (?, ?)", orders.items())
-            db.execute("UPDATE games SET current = (SELECT position FROM scheduled WHERE scheduled.key = games.key)")
+            changed = db.execute(
+                "UPDATE games SET current = (SELECT position FROM scheduled WHERE scheduled.key = games.key) "
+                "WHERE current IS NOT (SELECT position FROM scheduled WHERE scheduled.key = games.key)").rowcount
             db.execute("DELETE FROM scheduled")
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)",
-                       (json.dumps(self._generation() + 1),))
+            if changed:  # the same schedule again keeps the cached figures (a rerun with nothing to play is quick)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)",
+                           (json.dumps(self._generation() + 1),))
 
     def _generation(self) -> int:
         rows = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchall()

@@ -24,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.process
 import signal
 from typing import Any, Sequence
 
 from arena.runs.process import die_with_parent
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store
+from arena.runs.store import Store, StoredGame
 from arena.standings.raters import Rater, SeatedGame
 
 #: games sent to the rating process together (a message a game cost the main process more than the game's bookkeeping)
@@ -73,23 +74,44 @@ def _rate(conn: multiprocessing.connection.Connection, rater: str, orders: dict[
 class LiveRatings:
     """Rates the games of a schedule per game, in schedule order, in a process of its own while they are played."""
 
-    def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str) -> None:
+    def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str,
+                 stored: dict[str, StoredGame] | None = None) -> None:
+        """Start rating ``specs``' stored games; ``stored`` is :meth:`Store.stored_games` if the caller has it."""
         self.store = store
         self.rater = rater
-        self.orders: dict[str, list[int]] = {}
+        by_game: dict[str, list[GameSpec]] = {}
         for spec in specs:
-            self.orders.setdefault(spec.game, []).append(spec.order)
+            by_game.setdefault(spec.game, []).append(spec)
+        self.orders = {game: [spec.order for spec in game_specs] for game, game_specs in by_game.items()}
+        stored = store.stored_games() if stored is None else stored
+        self.settled = {game: ratings for game, game_specs in by_game.items()
+                        if (ratings := self._settled_ratings(game, game_specs, stored))}
+        self.waiting: list[tuple[str, int, Any, Any]] = []
+        to_rate = {game: orders for game, orders in self.orders.items() if game not in self.settled}
+        self.process: multiprocessing.process.BaseProcess | None = None
+        if not to_rate:
+            return
         context = multiprocessing.get_context("fork")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_rate, args=(theirs, rater, self.orders), name="ratings", daemon=True)
+        self.process = context.Process(target=_rate, args=(theirs, rater, to_rate), name="ratings", daemon=True)
         self.process.start()
         theirs.close()
-        self.waiting: list[tuple[str, int, Any, Any]] = []
-        stored = store.placings_by_key()
+        placings = store.placings_by_key()
         for spec in specs:
-            seats = stored.get(spec.key)
-            if seats is not None:
+            seats = placings.get(spec.key)
+            if seats is not None and spec.game in to_rate:
                 self._add(spec.game, spec.order, [bot for bot, _ in seats], [rank for _, rank in seats])
+
+    def _settled_ratings(self, game: str, specs: list[GameSpec], stored: dict[str, StoredGame]) -> Any:
+        """The cached ratings of ``game`` when its schedule is stored and current as it was rated, else None.
+
+        Such a game has nothing to play and its ratings still hold (a rerun
+        with nothing new rates nothing: 100,000 games took a minute).
+        """
+        if not all((found := stored.get(spec.key)) is not None and found.current == spec.order for spec in specs):
+            return None
+        cached = self.store.cached_figures(game, len(specs))
+        return cached if isinstance(cached, dict) and cached.get("rater") == self.rater else None
 
     def _add(self, game: str, order: int, bots: Any, ranks: Any) -> None:
         self.waiting.append((game, order, bots, ranks))
@@ -97,7 +119,7 @@ class LiveRatings:
             self._send()
 
     def _send(self) -> None:
-        if self.waiting:
+        if self.waiting and self.process is not None:
             with contextlib.suppress(OSError):  # the rating process is gone: the leaderboard rates afterwards
                 self.conn.send(self.waiting)
             self.waiting = []
@@ -109,15 +131,19 @@ class LiveRatings:
 
     def finish(self) -> None:
         """Wait for the ratings; cache those of every fully rated game where the leaderboard finds them."""
-        self._send()
-        try:
-            self.conn.send(None)
-            ratings: dict[str, dict[str, tuple[float, float]]] = self.conn.recv()
-        except (OSError, EOFError):
-            ratings = {}
-        finally:
-            self.conn.close()
-            self.process.join()
+        ratings: dict[str, dict[str, tuple[float, float]]] = {}
+        if self.process is not None:
+            self._send()
+            try:
+                self.conn.send(None)
+                ratings = self.conn.recv()
+            except (OSError, EOFError):
+                pass
+            finally:
+                self.conn.close()
+                self.process.join()
         for game, by_bot in ratings.items():
             self.store.cache_figures(game, len(self.orders[game]), {
                 "rater": self.rater, "ratings": {bot: [mu, sigma] for bot, (mu, sigma) in by_bot.items()}})
+        for game, payload in self.settled.items():  # marking the schedule current may have moved the stamp
+            self.store.cache_figures(game, len(self.orders[game]), payload)

@@ -99,13 +99,14 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
                           lambda specs: progress(Tally(len(specs), 0, {}, {})), announce)
     specs = schedule.specs(sandbox, plugins, secret, versions)
     store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
-    reuse = plan_reuse(specs, store.stored_games())
+    stored = store.stored_games()
+    reuse = plan_reuse(specs, stored)
     for line in reuse.lines(folder):
         announce(line)
     totals = store.bot_totals()
     tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
                   reused=reuse.reused)
-    live = LiveRatings(specs, store, tournament.rating)  # rated while the workers play
+    live = LiveRatings(specs, store, tournament.rating, stored)  # rated while the workers play
     try:
         return run_schedule(specs, pool, store, progress(tally), folder=folder, on_game=live.game_done)
     finally:
