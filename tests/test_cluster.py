@@ -256,6 +256,24 @@ def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tm
         assert len(block.tasks) == sum(1 for task in tasks if (task.game, task.table, task.deal) in deals)
 
 
+def test_the_last_blocks_shrink_so_that_the_workers_finish_together(tmp_path, plugins):
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "r2=random"'], "silk-road:2", deals=200)
+    tournament = load_tournament(path, plugins)
+    secret = public_secret(tournament.seed)
+    tasks = build_schedule(tournament, plugins, secret).specs("none", plugins, secret,
+                                                             {e.name: "v" for e in tournament.entrants})
+    cutter = BlockCutter(iter(tasks), len(tasks), in_flight=4)
+    first = cutter.next_block()
+    cutter.measured(BlockResult("w", 0.0001, [Outcome(task.order, {}) for task in first.tasks]))  # fast games
+    sizes = [len(first.tasks)]
+    while (block := cutter.next_block()) is not None:
+        sizes.append(len(block.tasks))
+    assert sum(sizes) == len(tasks) == 400
+    assert sizes[1] == 100  # the games left shared among the 4 blocks in flight, not the 512 the time asks
+    assert sizes[-4:] == [2, 2, 2, 2]  # one deal of two rotations each: no worker is left with a long block
+    assert all(a >= b for a, b in zip(sizes[1:], sizes[2:]))  # after the first block, sizes only shrink
+
+
 def test_a_block_refuses_to_play_on_a_worker_unlike_the_coordinator():
     coordinator = {**installation(), "arena": "9.9"}
     with pytest.raises(ClusterError, match=rf"does not match this machine: arena {re.escape(installation()['arena'])}"

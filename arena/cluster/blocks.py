@@ -6,6 +6,9 @@ process pool, more than a fast game takes (an in-process Modern Art game takes
 whole deals (a deal in all its seat rotations), as many consecutive ones as
 fit in about :data:`TARGET_SECONDS` of play, judged from the blocks already
 played. The first blocks are one deal each; a block never splits a deal.
+Towards the end of the schedule blocks get smaller (at most the games left
+shared among the blocks in flight), so that the workers finish together
+rather than one playing a last long block while the others idle.
 
 A block is a pure function of its game specs (:func:`~arena.runs.play.play_spec`), so Dask may
 play it again on another worker when its worker is lost; the coordinator
@@ -22,11 +25,13 @@ from arena.cluster.handshake import Installation, check_this_worker, worker_name
 from arena.cluster.worker_logs import collected_logs
 from arena.runs.play import play_spec
 from arena.runs.spec import GameSpec, Outcome
+from arena.runs.timing import BatchSizer
 
 #: how long a block should play: about a hundred times Dask's cost per task
 TARGET_SECONDS = 0.25
-#: games in one block at most, however fast the games
-MAX_GAMES = 64
+#: games in one block at most, however fast the games (a block of 64 fast games still cost the coordinator
+#: and each worker 10% more CPU than blocks of 256: 4.6-4.7 s against 4.1-4.4 s for 2,000 random games)
+MAX_GAMES = 512
 
 
 @dataclass(frozen=True)
@@ -69,24 +74,28 @@ def deal_of(task: GameSpec) -> tuple[str, str, int]:
 
 
 class BlockCutter:
-    """Cuts the schedule's pending tasks into blocks of whole deals, sized by the play time measured so far."""
+    """Cuts the schedule's pending tasks into blocks of whole deals, sized by the play time measured so far.
 
-    def __init__(self, tasks: Iterator[GameSpec]) -> None:
+    :param expected: how many tasks there are (None: unknown, blocks are not shrunk at the end).
+    :param in_flight: how many blocks are played or waiting at once (the end's blocks share what is left).
+    """
+
+    def __init__(self, tasks: Iterator[GameSpec], expected: int | None = None, in_flight: int = 1) -> None:
         self.tasks = iter(tasks)
         self.waiting: GameSpec | None = next(self.tasks, None)
-        self.played_games = 0
-        self.played_seconds = 0.0
+        self.sizer = BatchSizer(TARGET_SECONDS, MAX_GAMES)
+        self.left = expected
+        self.in_flight = in_flight
 
     def measured(self, result: BlockResult) -> None:
         """Learn from a played block how long a game takes."""
-        self.played_games += len(result.outcomes)
-        self.played_seconds += result.seconds
+        self.sizer.played(result.seconds, len(result.outcomes))
 
     def games_wanted(self) -> int:
-        if not self.played_games or not self.played_seconds:
-            return 1
-        per_game = self.played_seconds / self.played_games
-        return max(1, min(MAX_GAMES, round(TARGET_SECONDS / per_game)))
+        wanted = self.sizer.games_wanted()
+        if self.left is not None:
+            wanted = min(wanted, max(1, -(-self.left // self.in_flight)))
+        return wanted
 
     def next_block(self) -> Block | None:
         """The next block, or None when every task has been cut."""
@@ -99,4 +108,6 @@ class BlockCutter:
             while self.waiting is not None and deal_of(self.waiting) == deal:
                 tasks.append(self.waiting)
                 self.waiting = next(self.tasks, None)
+        if self.left is not None:
+            self.left -= len(tasks)
         return Block(tuple(tasks))

@@ -57,12 +57,12 @@ class ExecutorPool:
     def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
         """Play every spec; True when stopped early, False when all were played (or failed).
 
-        ``expected`` is not needed: blocks are cut from the specs as they come.
+        ``expected`` (how many specs come) lets the last blocks shrink so that the workers finish together.
         """
         self.sink = sink
         self.stop_requested = False
         self.handed_over.clear()
-        cutter = BlockCutter(iter(specs))
+        cutter = BlockCutter(iter(specs), expected, BLOCKS_PER_SLOT * self.slots)
         in_flight: dict[concurrent.futures.Future[BlockResult], Block] = {}
         try:
             self._top_up(in_flight, cutter)

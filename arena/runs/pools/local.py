@@ -49,6 +49,7 @@ from arena.runs.process import die_with_parent
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import GameSpec, Outcome, Sink
+from arena.runs.timing import BatchSizer
 
 log = logging.getLogger("arena.runs")
 #: chunks a worker holds at once: the one it plays and the next
@@ -144,7 +145,7 @@ class LocalPool:
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
         self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
         self.chunks: dict[Any, list[int]] = {}  # process -> games left in each chunk it holds, oldest first
-        self.timing = _GameTiming()
+        self.timing = BatchSizer(CHUNK_SECONDS, CHUNK_GAMES)
         self.returned: list[GameSpec] = []  # specs a dead worker held but had not started
         self.spawned = 0
         self.cores = sorted(os.sched_getaffinity(0))
@@ -178,7 +179,7 @@ class LocalPool:
         held, chunks = self.held[process], self.chunks[process]
         while len(chunks) < CHUNKS_PER_WORKER:
             chunk: list[GameSpec] = []
-            for _ in range(self.timing.chunk_size()):
+            for _ in range(self.timing.games_wanted()):
                 task = self.returned.pop(0) if self.returned else next(tasks, None)
                 if task is None:
                     break
@@ -346,20 +347,3 @@ def _pickled(chunk: list[GameSpec], returned: list[GameSpec]) -> bytes:
         returned[:0] = chunk[half:]
         del chunk[half:]
 
-
-class _GameTiming:
-    """How many games make a chunk: as many as fit in :data:`CHUNK_SECONDS`, by the mean game time so far."""
-
-    def __init__(self) -> None:
-        self.games = 0
-        self.seconds = 0.0
-
-    def played(self, seconds: float) -> None:
-        self.games += 1
-        self.seconds += seconds
-
-    def chunk_size(self) -> int:
-        if not self.games:
-            return 1
-        mean = self.seconds / self.games
-        return max(1, min(CHUNK_GAMES, int(CHUNK_SECONDS / mean) if mean > 0 else CHUNK_GAMES))
