@@ -16,11 +16,13 @@ Road, 3 players), on the same schedule:
    ``--scheduler local:2`` (target: at least 0.9 times ``-j 2``; the local
    cluster's start-up is counted, as a user waits for it too);
 4. what bounds ``-j 2`` on a machine with as many cores as workers: the
-   rating of each game (TrueSkill, in schedule order, in the main process)
+   rating of each game (TrueSkill, in schedule order, in a process of its own)
    measured here in CPU time per game against a game's own CPU time, and the
    ceiling ``2 g / (g + r)`` that follows; then ``-j 2`` over ``-j 1`` again
    with ``rating = "openskill"``, and for the heuristic reference bots
-   (appraiser, trader), whose games take milliseconds of thought;
+   (appraiser, trader), whose games take milliseconds of thought (their own
+   plain loop, ``-j 1`` and ``-j 2``: the machinery's cost beside bots that
+   think, as tournaments of real bots see it);
 5. ``--sandbox process -j 2`` against ``--sandbox none -j 2`` on a smaller
    schedule (``--jail-deals``; target: at least 0.3).
 
@@ -111,7 +113,8 @@ def rating_cpu_per_game(folder: str, name: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="deals (each played in every rotation)")
-    parser.add_argument("--reference-deals", type=int, default=100, help="deals of the reference bots' runs")
+    parser.add_argument("--reference-deals", type=int, default=400,
+                        help="deals of the reference bots' runs (400: about 10 s at -j 1)")
     parser.add_argument("--jail-deals", type=int, default=30, help="deals of the sandboxed comparison")
     parser.add_argument("--skip-dask", action="store_true", help="leave out --scheduler local:2")
     args = parser.parse_args()
@@ -132,7 +135,7 @@ def main() -> None:
             print(f"  arena run --sandbox none -j 2:     {two:7.1f} games/s  ratio to -j 1 {two / one:.2f} "
                   f"(target >= 1.9)")
             rating = rating_cpu_per_game(folder, f"bench-{game}")
-            print(f"    bound on {os.cpu_count()} cores: rating {1000 * rating:.2f} ms CPU a game in the main "
+            print(f"    bound on {os.cpu_count()} cores: rating {1000 * rating:.2f} ms CPU a game (its own process) "
                   f"process beside {1000 * game_cpu:.2f} ms of play: -j 2 / -j 1 at most "
                   f"{2 * game_cpu / (game_cpu + rating):.2f}")
             openskill = tournament_file(folder, game, players, args.deals, rating="openskill", label="-openskill")
@@ -142,11 +145,14 @@ def main() -> None:
                   f"ratio {two_os / one_os:.2f}")
             reference = tournament_file(folder, game, players, args.reference_deals, bot=REFERENCE_BOT[game],
                                         label="-reference")
-            reference_games = args.reference_deals * players
+            reference_games, own_ref, ref_cpu = baseline(reference)
             one_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "1")
             two_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "2")
-            print(f"    {players} x {REFERENCE_BOT[game]}, {reference_games} games: -j 1 {one_ref:.1f} games/s, "
-                  f"-j 2 {two_ref:.1f} games/s, ratio {two_ref / one_ref:.2f}")
+            print(f"  {players} x {REFERENCE_BOT[game]}, {reference_games} games ({1000 * ref_cpu:.2f} ms CPU a game): "
+                  f"plain loop {own_ref:.1f} games/s, -j 1 {one_ref:.1f} games/s (ratio {one_ref / own_ref:.2f}; "
+                  f"without the fixed cost {reference_games / (reference_games / one_ref - fixed) / own_ref:.2f}), "
+                  f"-j 2 {two_ref:.1f} games/s (ratio to -j 1 {two_ref / one_ref:.2f}; bound "
+                  f"{2 * ref_cpu / (ref_cpu + rating):.2f})")
             if not args.skip_dask:
                 dask = arena_run(path, games, "--sandbox", "none", "--scheduler", "local:2")
                 print(f"  arena run --scheduler local:2:     {dask:7.1f} games/s  ratio to -j 2 {dask / two:.2f} "
