@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.report.replay_page import replay_frames
 from arena.tournament.ratings import rate_games
+from tournament_files import write_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -167,30 +167,9 @@ def test_stepping_one_move_at_a_time_shows_every_steps_money(browser, tmp_path, 
 def tournament(tmp_path, monkeypatch) -> Path:
     """A small tournament over both games, one of its bots answering every decision with a malformed action."""
     (tmp_path / "bad_bot.py").write_text(BAD_BOT)
-    (tmp_path / "cup.toml").write_text(textwrap.dedent(f"""
-        [tournament]
-        name = "cup"
-        seed = 4
-        deals = 1
-
-        [[games]]
-        name = "modern-art"
-        players = 3
-
-        [[games]]
-        name = "silk-road"
-        players = 3
-
-        [[bots]]
-        spec = "random"
-
-        [[bots]]
-        spec = "trader"
-
-        [[bots]]
-        spec = "sloppy=cmd:{sys.executable} bad_bot.py"
-        """))
-    result = run("run", str(tmp_path / "cup.toml"), "-j", "1", "--results", str(tmp_path / "results"))
+    path = write_tournament(tmp_path, ["random", "trader", f"sloppy=cmd:{sys.executable} bad_bot.py"],
+                            "modern-art:3,silk-road:3", deals=1, name="cup", seed=4)
+    result = run("run", path, "-j", "1", "--results", str(tmp_path / "results"))
     assert result.exit_code == 0, result.output
     return tmp_path / "results" / "cup"
 

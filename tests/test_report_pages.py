@@ -12,6 +12,7 @@ from arena.cli import cli
 from arena.errors import RecordError
 from arena.report.replay_page import replay_frames, replay_page
 from arena.report.site import rating_histories
+from tournament_files import write_tournament
 
 
 def run(*args: str):
@@ -152,10 +153,8 @@ def test_a_game_without_a_describer_still_gets_money_hands_and_the_public_view(s
 def test_a_record_that_no_longer_replays_gets_a_page_saying_why_and_reports_repeat_exactly(tmp_path):
     import sqlite3
 
-    (tmp_path / "duel.toml").write_text('[tournament]\nname = "duel"\nseed = 1\ndeals = 1\n\n'
-                                        '[[games]]\nname = "silk-road"\nplayers = 2\n\n'
-                                        '[[bots]]\nspec = "random"\n\n[[bots]]\nspec = "trader"\n')
-    assert run("run", str(tmp_path / "duel.toml"), "-j", "1", "--results", str(tmp_path)).exit_code == 0
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1, name="duel", seed=1)
+    assert run("run", path, "-j", "1", "--results", str(tmp_path)).exit_code == 0
     folder = tmp_path / "duel"
     with sqlite3.connect(folder / "results.sqlite") as db:
         seq, text = db.execute("SELECT row, record FROM games ORDER BY current LIMIT 1").fetchone()

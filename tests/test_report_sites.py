@@ -12,25 +12,9 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.report.comparison import llr_trace, read_outcome
+from tournament_files import write_tournament
 
 pytest.importorskip("matplotlib")
-
-CUP = """
-[tournament]
-name = "cup"
-seed = 3
-deals = 4
-
-[[games]]
-name = "silk-road"
-players = 2
-
-[[bots]]
-spec = "random"
-
-[[bots]]
-spec = "trader"
-"""
 
 
 def run(*args: str):
@@ -41,12 +25,12 @@ def run(*args: str):
 def root(tmp_path_factory) -> Path:
     """A results root: a tournament of 8 games (one table) and a comparison decided by its SPRT."""
     where = tmp_path_factory.mktemp("results")
-    (where / "cup.toml").write_text(CUP)
-    assert run("run", str(where / "cup.toml"), "--results", str(where), "--sandbox", "none", "-j", "1").exit_code == 0
+    path = write_tournament(where, ["random", "trader"], "silk-road:2", deals=4, name="cup", seed=3)
+    assert run("run", path, "--results", str(where), "--sandbox", "none", "-j", "1").exit_code == 0
     compared = run("compare", "silk-road", "--candidate", "random", "--baseline", "trader", "--players", "2",
                    "--max-games", "200", "--sandbox", "none", "-j", "1", "--results", str(where), "--name", "duel")
     assert compared.exit_code == 1, compared.output  # random is a regression against trader
-    (where / "cup.toml").unlink()
+    Path(path).unlink()
     return where
 
 

@@ -9,30 +9,7 @@ from click.testing import CliRunner
 
 from arena.account import record_account
 from arena.cli import cli
-
-CUP = """
-[tournament]
-name = "cup"
-seed = 5
-deals = 1
-
-[[games]]
-name = "modern-art"
-players = 3
-
-[[games]]
-name = "silk-road"
-players = 2
-
-[[bots]]
-spec = "random"
-
-[[bots]]
-spec = "appraiser"
-
-[[bots]]
-spec = "trader"
-"""
+from tournament_files import write_tournament
 
 
 def run(*args):
@@ -43,8 +20,9 @@ def run(*args):
 def folder(tmp_path_factory):
     """A tournament's results: three modern-art games (random, appraiser, random), then two silk-road ones."""
     where = tmp_path_factory.mktemp("results")
-    (where / "cup.toml").write_text(CUP)
-    done = run("run", str(where / "cup.toml"), "--results", str(where), "--sandbox", "none", "-j", "1")
+    path = write_tournament(where, ["random", "appraiser", "trader"], "modern-art:3,silk-road:2", deals=1,
+                            name="cup", seed=5)
+    done = run("run", path, "--results", str(where), "--sandbox", "none", "-j", "1")
     assert done.exit_code == 0, done.output
     return str(where / "cup")
 
