@@ -53,6 +53,9 @@ MAX_LINE = 1 << 20
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
+#: the name of a working folder on the host (only a bot without a private root has one): WORK_PREFIX + PID-...
+WORK_PREFIX = "arena-bot-"
+_swept = False  # this process removed the working folders of runners that are gone
 
 _uids: sandbox_limits.UidPool | None = None
 #: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
@@ -73,6 +76,21 @@ def _awake_here() -> set["ProcessBot"]:
     if bots is None:
         bots = _awake.bots = set()
     return bots
+
+
+def work_folder() -> str:
+    """A new working folder for a bot without a private root: ``arena-bot-PID-*`` in the temporary folder,
+    PID this process's. The first call of a process removes such folders of processes that are gone (a runner
+    killed with SIGKILL cannot remove its own)."""
+    global _swept
+    base = tempfile.gettempdir()
+    if not _swept:
+        _swept = True
+        for name in os.listdir(base):
+            pid = name[len(WORK_PREFIX):].partition("-")[0]
+            if name.startswith(WORK_PREFIX) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-", dir=base)
 
 
 def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -189,6 +207,7 @@ class ProcessBot:
         self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
         self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
         self.spawn_error: str | None = None
+        self.workdir: str | None = None  # a host working folder (only without a private root)
         self.template_ready = False
         self.games = 0
         if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
@@ -213,6 +232,11 @@ class ProcessBot:
             readable=self.readable, scratch_mb=self.limits.memory_mb,
             cgroup_files=self.cgroup.join_files if self.cgroup else [])
 
+    def _work_folder(self) -> str | None:
+        """The host folder the bot works in; None when it gets a private root (its home is in its scratch there,
+        so a runner killed with SIGKILL leaves nothing of it on the host)."""
+        return None if self.readable is not None else work_folder()
+
     def _new_cgroup(self) -> None:
         if self.isolate and self.protections.cgroups:
             try:
@@ -228,21 +252,22 @@ class ProcessBot:
         if self.template:
             self._fork_game()
             return
-        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.workdir = self._work_folder()
         self.uid = None
         preexec = None
         if self.isolate:
             if self.protections.own_user:
                 self.uid = _uid_pool().take()
-                os.chown(self.workdir, self.uid, self.uid)
+                if self.workdir:
+                    os.chown(self.workdir, self.uid, self.uid)
             self._new_cgroup()
             preexec = self._preexec(self.uid)
         self.forks = self.isolate and self.protections.namespaces
-        home = HOME if self.readable is not None else self.workdir
+        home = self.workdir or HOME
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, cwd=self.cwd or self.workdir, env=bot_environment(home, self.extra_env),
+                bufsize=0, cwd=self.cwd or self.workdir or "/", env=bot_environment(home, self.extra_env),
                 start_new_session=True, close_fds=True, preexec_fn=preexec)
         except (OSError, subprocess.SubprocessError) as error:
             self.spawn_error = f"cannot start {self.argv[0]!r}: {getattr(error, 'strerror', None) or error}"
@@ -275,18 +300,19 @@ class ProcessBot:
 
     def _start_template(self) -> None:
         """Start the template (``host.py`` with ``template``), in the sandbox; it says when it imported the bot."""
-        self.workdir = tempfile.mkdtemp(prefix="arena-bot-")
+        self.workdir = self._work_folder()
         self.uid = _uid_pool().take() if self.protections.own_user else None
-        if self.uid is not None:
+        if self.uid is not None and self.workdir:
             os.chown(self.workdir, self.uid, self.uid)
         self._new_cgroup()
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         output_r, output_w = os.pipe()
-        env = bot_environment(HOME if self.readable is not None else self.workdir, self.extra_env)
+        env = bot_environment(self.workdir or HOME, self.extra_env)
         env["ARENA_CONTROL_FD"] = str(theirs.fileno())
         try:
             self.template_process = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w, cwd=self.cwd or self.workdir,
+                self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,
+                cwd=self.cwd or self.workdir or "/",
                 env=env, start_new_session=True, close_fds=True, pass_fds=(theirs.fileno(),),
                 preexec_fn=self._preexec(self.uid))
         except (OSError, subprocess.SubprocessError) as error:
@@ -501,8 +527,9 @@ class ProcessBot:
         if self.cgroup:
             self.cgroup.remove()
             self.cgroup = None
-        if getattr(self, "workdir", None):
+        if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
         uid = getattr(self, "uid", None)
         if uid is not None:
             _uid_pool().give_back(uid)
@@ -649,7 +676,9 @@ class ProcessBot:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
         if self.uid is not None:
             _uid_pool().give_back(self.uid)
             self.uid = None

@@ -1,10 +1,12 @@
-"""Limits a bot cannot dodge: memory through memfd, /dev/shm, /tmp, SysV shm or shared mappings; CPU through
-children; a raised RLIMIT_CPU."""
+"""Limits a bot cannot dodge: memory through memfd, /dev/shm, /tmp, SysV shm or shared mappings; the disk
+through its working folder; CPU through children; a raised RLIMIT_CPU."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import tempfile
 
 import pytest
 
@@ -24,6 +26,29 @@ def test_a_bot_cannot_hold_more_memory_than_memory_mb_by_any_route(kind, how):
     crashed = [fault for fault in record["faults"] if fault["seat"] == 0 and fault["kind"] == "crash"]
     assert held <= limit, f"held {held} MiB through {how} with memory_mb = {limit}"
     assert refused or crashed, "neither refused nor stopped"
+    control, _ = play([KINDS[kind]("exit_at_start" if crashed else "none"), honest()])
+    assert [f for f in record["faults"] if f["seat"] != 0] == []
+    assert [m for m in record["moves"] if m["seat"] == 1] == [m for m in control["moves"] if m["seat"] == 1]
+
+
+def working_folders() -> set[str]:
+    """The bots' working folders on the host (a bot with a private root has none)."""
+    return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("arena-bot-")}
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_bot_cannot_fill_the_disk_through_its_working_folder(kind):
+    require("memory", "filesystem")
+    limit = LIMITS.memory_mb
+    before = working_folders()
+    record, texts = play([KINDS[kind]("fill_disk", str(8 * limit)), honest()])
+    written = max(reports(texts[0], "written_mb") or [0])
+    refused = reports(texts[0], "refused")
+    crashed = [fault for fault in record["faults"] if fault["seat"] == 0 and fault["kind"] == "crash"]
+    assert reports(texts[0], "cwd") == ["/home/bot"]  # its private home, in a scratch tmpfs of memory_mb
+    assert written <= limit, f"wrote {written} MiB with memory_mb = {limit}"
+    assert refused or crashed, "neither refused nor stopped"
+    assert working_folders() - before == set(), "a working folder was left on the host"
     control, _ = play([KINDS[kind]("exit_at_start" if crashed else "none"), honest()])
     assert [f for f in record["faults"] if f["seat"] != 0] == []
     assert [m for m in record["moves"] if m["seat"] == 1] == [m for m in control["moves"] if m["seat"] == 1]

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -81,6 +82,7 @@ def test_when_the_runner_is_killed_nothing_of_a_bot_lives_a_second_later(tmp_pat
             '[tournament]\nname = "cup"\nseed = 1\ndeals = 4\n[[games]]\nname = "silk-road"\nplayers = 2\n'
             f'[limits]\nstart_ms = 60000\n[[bots]]\nspec = "random"\n[[bots]]\nspec = "{attacker_spec(mark)}"\n')
         argv = ["arena", "run", str(tmp_path / "cup.toml"), "-j", "2", "--results", str(tmp_path / "results")]
+    folders = set(os.listdir(tempfile.gettempdir()))
     runner = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
         # the bot, a double-forked daemon, a process and its child in a new user namespace
@@ -90,6 +92,8 @@ def test_when_the_runner_is_killed_nothing_of_a_bot_lives_a_second_later(tmp_pat
         time.sleep(1)
         left = marked(encode([mark]))
         assert left == set(), f"alive a second after the runner's SIGKILL: {left} of {seen}"
+        kept = {name for name in set(os.listdir(tempfile.gettempdir())) - folders if name.startswith("arena-bot-")}
+        assert kept == set(), f"working folders left on the host: {kept}"
     finally:
         for pid in marked(encode([mark])):
             os.kill(pid, signal.SIGKILL)

@@ -165,6 +165,23 @@ def hold_memory(args: list[str]) -> dict:
     return {"kept": kept}
 
 
+def fill_disk(args: list[str]) -> None:
+    """Write ``args[0]`` MiB into its working folder, in files of 4 MiB (under any per-file size limit); report
+    where it writes and each 4 MiB written."""
+    total, step = int(args[0]) << 20, 4 << 20
+    report(cwd=os.getcwd())
+    chunk = b"x" * step
+    written = 0
+    try:
+        while written < total:
+            with open(f"fill-{written >> 22}", "wb") as handle:
+                handle.write(chunk)
+            written += step
+            report(written_mb=written >> 20)
+    except OSError as error:
+        report(refused=f"{type(error).__name__} after {written >> 20} MiB")
+
+
 def burn(seconds: float) -> None:
     end = time.process_time() + seconds
     while time.process_time() < end:
@@ -266,6 +283,7 @@ ATTACKS = {
     "find": ("start", find),
     "remember": ("start", remember),
     "memory": ("start", hold_memory),
+    "fill_disk": ("start", fill_disk),
     "cpu_children": ("decide", cpu_children),
     "rlimit": ("start", raise_cpu_limit),
     "linger": ("start", linger),
