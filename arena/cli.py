@@ -7,8 +7,10 @@ no traceback reaches the user.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
+import os
 import random
 import sys
 from typing import Any, Callable, TextIO, TypeVar
@@ -19,12 +21,13 @@ from tabulate import tabulate
 from arena import __version__
 from arena.account import account
 from arena.entrants import check_entrants_play, parse_spec
-from arena.errors import ArenaError, SetupError
+from arena.errors import ArenaError, OutputPathError, SetupError
 from arena.games.base import GameState
 from arena.match import Limits, Seat, derive_seed, play_game
 from arena.runs.options import parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
+from arena.safetext import escape
 from arena.seating import SANDBOX_MODES, close_seats, open_seat
 from arena.trace import TracedSeat
 from arena.tournament.config import GameEntry
@@ -33,14 +36,36 @@ from arena.versions import entrant_version
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+#: exit status after Ctrl-C (128 + SIGINT) and after the reader of our output went away (128 + SIGPIPE)
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
 class ArenaGroup(click.Group):
-    """A click group that reports :class:`ArenaError` as a one-line error."""
+    """A click group that reports :class:`ArenaError` as a one-line error.
+
+    The message is escaped (:func:`arena.safetext.escape`): a path or a name
+    holding a newline or a terminal escape stays one harmless line. Ctrl-C in
+    a command that does not handle it itself exits 130 (click's own "Aborted!"
+    exits 1, the status of a failed check); output piped into a reader that
+    stops early (``arena export ... | head``) exits 141 without a word, as a
+    program killed by SIGPIPE does, not 1 (a replay mismatch).
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ArenaError as error:
-            raise _click_error(error.exit_code)(str(error)) from None
+            raise _click_error(error.exit_code)(escape(str(error))) from None
+        except KeyboardInterrupt:
+            click.echo("\narena: stopped by Ctrl-C", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                raise
+            # nothing more can be written to stdout; keep the interpreter's last flush quiet too
+            sys.stdout = click.utils.PacifyFlushWrapper(sys.stdout)
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
 
 
 @functools.cache
@@ -49,7 +74,7 @@ def _click_error(exit_code: int) -> type[click.ClickException]:
     return type(f"ArenaExit{exit_code}", (click.ClickException,), {"exit_code": exit_code})
 
 
-@click.group(cls=ArenaGroup, context_settings=CONTEXT_SETTINGS)
+@click.group("arena", cls=ArenaGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "-V", "--version", prog_name="arena")
 def cli() -> None:
     """Run tournaments between game-playing bots: Modern Art and Maritime Silk Road.
@@ -128,7 +153,17 @@ def _read_setup(path: str) -> dict[str, Any]:
         raise SetupError(f"setup file {path} is not JSON: {error}") from None
     if not isinstance(setup, dict):
         raise SetupError(f"setup file {path}: expected a JSON object")
+    players = setup.get("players")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise SetupError(f"setup file {path}: players: expected the number of players, got {players!r}")
     return setup
+
+
+def _check_output_folder(path: str | None, option: str) -> None:
+    """Refuse, before the game is played, an output file whose folder does not exist."""
+    folder = os.path.dirname(path) if path else ""
+    if folder and not os.path.isdir(folder):
+        raise OutputPathError(f"{option} {path}: cannot write it: no such folder {folder}; create it first")
 
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -182,6 +217,8 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
       arena play modern-art -b random -b appraiser -b random -b appraiser --seed 7
       arena play silk-road -b my-bot -b random --seed 3 --trace 2> trace.jsonl
     """
+    _check_output_folder(record_path, "--record")
+    _check_output_folder(html_path, "--html")
     plugins = get_plugins()
     game = plugins.game(game_name)
     entrants = [parse_spec(spec, plugins) for spec in bot_specs]
@@ -214,9 +251,12 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     finally:
         close_seats(seats)
     if record_path:
-        with open(record_path, "w", encoding="utf-8") as handle:
-            json.dump(record, handle)
-            handle.write("\n")
+        try:
+            with open(record_path, "w", encoding="utf-8") as handle:
+                json.dump(record, handle)
+                handle.write("\n")
+        except OSError as error:
+            raise OutputPathError(f"--record {record_path}: cannot write it ({error.strerror})") from None
     if html_path:
         from arena.report.replay_page import write_replay_page
 
@@ -251,9 +291,9 @@ def replay(source: TextIO, quiet: bool) -> None:
         if problems:
             failed += 1
             for problem in problems:
-                click.echo(f"MISMATCH {problem}")
+                click.echo(escape(f"MISMATCH {problem}"))
         elif not quiet:
-            click.echo(f"ok {record.get('id', total)}")
+            click.echo(escape(f"ok {record.get('id', total)}"))
     click.echo(f"{total - failed} of {total} records replay exactly")
     if failed:
         sys.exit(1)

@@ -52,6 +52,10 @@ class StoreError(ArenaError):
     """A results store that does not match the tournament or cannot be used."""
 
 
+class OutputPathError(ArenaError):
+    """A file or folder a command was told to write into that is not there or cannot be written."""
+
+
 class ActionError(ArenaError):
     """An action a game refused; the runner turns it into a fault."""
 

@@ -12,7 +12,10 @@ from arena.plugins import Plugins
 
 def read_records(stream: TextIO, where: str) -> Iterator[dict[str, Any]]:
     """Records from a file holding one JSON record, a JSON list, or JSON lines."""
-    text = stream.read()
+    try:
+        text = stream.read()
+    except UnicodeDecodeError as error:
+        raise RecordError(f"{where}: not UTF-8 text (byte {error.start}); expected JSON game records") from None
     stripped = text.strip()
     if not stripped:
         raise RecordError(f"{where}: no game record in it")
@@ -34,14 +37,33 @@ def read_records(stream: TextIO, where: str) -> Iterator[dict[str, Any]]:
                 raise RecordError(f"{where}, line {number}: not JSON ({error.msg})") from None
 
 
+#: the keys a record must have: name, JSON type, the type as the error names it
+RECORD_KEYS: tuple[tuple[str, type, str], ...] = (
+    ("game", str, "a game name"), ("setup", dict, "a JSON object"), ("moves", list, "a JSON list"),
+    ("result", dict, "a JSON object"),
+)
+
+
 def rebuild(record: dict[str, Any], plugins: Plugins) -> tuple[Game, dict[str, Any], GameState]:
     """The game, its checked options and the initial state of a record."""
-    for key in ("game", "setup", "moves", "result"):
+    name = record.get("id", "?")
+    for key, kind, expected in RECORD_KEYS:
         if key not in record:
-            raise RecordError(f"record {record.get('id', '?')}: missing key {key!r}")
-    game = plugins.game(record["game"])
+            raise RecordError(f"record {name}: missing key {key!r}")
+        if not isinstance(record[key], kind):
+            raise RecordError(f"record {name}: {key}: expected {expected}, got {json.dumps(record[key])[:80]}")
+    options = record.get("options") or {}
+    if not isinstance(options, dict):
+        raise RecordError(f"record {name}: options: expected a JSON object, got {json.dumps(options)[:80]}")
     setup = record["setup"]
-    options = game.check_options(setup.get("players", 0), record.get("options") or {})
+    players = setup.get("players")
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise RecordError(f"record {name}: setup.players: expected the number of players, got {json.dumps(players)}")
+    for index, move in enumerate(record["moves"]):
+        if not isinstance(move, dict):
+            raise RecordError(f"record {name}: move {index}: expected a JSON object, got {json.dumps(move)[:80]}")
+    game = plugins.game(record["game"])
+    options = game.check_options(players, options)
     game.check_setup(setup, options)
     return game, options, game.new_state(setup, options)
 

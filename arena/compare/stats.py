@@ -57,6 +57,8 @@ from arena.errors import CompareError
 VARIANCE_FLOOR = 1e-4
 #: blocks needed before the test may decide
 MIN_BLOCKS = 5
+#: the largest Elo-like difference an SPRT bound may name (a pair score of 99.7%; far beyond, the arithmetic overflows)
+MAX_ELO = 1000
 #: the confidence level of every interval reported
 CONFIDENCE = 0.95
 
@@ -178,6 +180,13 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        for bound in (self.elo0, self.elo1):
+            if not -MAX_ELO <= bound <= MAX_ELO:  # NaN fails too
+                raise CompareError(
+                    f"--sprt {self.elo0:g},{self.elo1:g}: each bound must be an Elo-like difference from "
+                    f"-{MAX_ELO} to {MAX_ELO} ({MAX_ELO} is a mean pair score of "
+                    f"{score_of_elo(MAX_ELO):.1%}), e.g. 0,-20"
+                )
         if not self.elo1 < self.elo0:
             raise CompareError(
                 f"SPRT bounds ELO0,ELO1 = {self.elo0:g},{self.elo1:g}: ELO1 (the regression to catch) "

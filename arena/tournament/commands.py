@@ -29,14 +29,15 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
         fresh: bool) -> None:
     """Play a tournament file in parallel, store every game, and print the leaderboards.
 
-    The file (TOML) names the tournament, its seed, format (round-robin or
-    gauntlet) and deals per table, the games with their seats per table and
-    options, the limits and the bots (docs/tournaments.md has every key). It is
-    checked before anything runs.
+    The file (TOML) names the tournament, its seed, format (round-robin,
+    gauntlet, sampled or ladder) and deals per table, the games with their seats
+    per table and options, the limits and the bots (docs/tournaments.md has
+    every key). It is checked before anything runs.
 
     Every game goes to ROOT/NAME/results.sqlite as it finishes. Running the same
-    file again resumes: games already stored are not played again. A changed
-    file under the same name is refused unless --fresh. At the end (or after
+    file again resumes: games already stored are not played again. After a
+    change to the file or a bot, only the games it changed are played again;
+    the old ones stay in the store as history (--fresh discards them). At the end (or after
     Ctrl-C or SIGTERM, which stop cleanly and keep finished games, exit status
     130 or 143) the leaderboards are written to ROOT/NAME/leaderboard.md, .csv
     and .json and printed. Workers log to ROOT/NAME/arena.log. Example:

@@ -161,6 +161,8 @@ def read_toml(path: str) -> dict[str, Any]:
         raise TournamentFileError(f"{path}: cannot read it: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise TournamentFileError(f"{path}: not UTF-8 text (byte {error.start}); a TOML file is UTF-8") from None
 
 
 def load_tournament(path: str, plugins: Plugins) -> Tournament:

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, TextIO
 
 from arena.errors import SandboxError
 from arena.plugins import Plugins
-from arena.preflight import check_entrants
+from arena.preflight import check_entrants, check_results_folder
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
@@ -73,6 +73,7 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
     :param announce: where the lines said before playing go (what is reused, what changed, where results go).
     """
+    check_results_folder(root, tournament.name)
     with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
         check_protections(tournament, sandbox, announce)
         _check_bots(tournament, plugins, sandbox)  # before the folder is made: a broken bot leaves nothing behind

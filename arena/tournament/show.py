@@ -8,6 +8,7 @@ lines, all of them or those of some bots, games or ids.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 
@@ -36,9 +37,12 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
     \b
       arena show results/demo demo/silk-road/random+trader/d1/r1
     """
+    _check_utf8("GAME_ID", (game_id,))
     store = open_store(folder)
     try:
         text = store.record(game_id)
+        if text is None and game_id.isdigit():  # its number in the schedule
+            text = next(itertools.islice(store.records(), int(game_id), None), None)
         if text is None:
             first = next(store.records(), None)
             example = f" (ids look like {json.loads(first)['id']})" if first else " (it holds no game yet)"
@@ -76,6 +80,8 @@ def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...]
     \b
       arena export results/demo --bot trader --game silk-road > trader.jsonl
     """
+    for option, values in (("--bot", bots), ("--game", games), ("--id", ids)):
+        _check_utf8(option, values)
     store = open_store(folder)
     try:
         out = sys.stdout
@@ -84,6 +90,16 @@ def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...]
             out.write("\n")
     finally:
         store.close()
+
+
+def _check_utf8(what: str, values: tuple[str, ...]) -> None:
+    """Refuse an argument that is not text (a stray byte from the shell): no stored name or id is such."""
+    for value in values:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RecordError(f"{what} {value!r}: not UTF-8 text; stored "
+                              "names and ids are") from None
 
 
 @hookimpl

@@ -1,0 +1,254 @@
+"""Rough edges a newcomer or a hostile user hits: every bad input is one line and exit 2, never a traceback.
+
+Each test is one problem found by using the commands the way users do (wrong
+files, wrong types, odd arguments, Ctrl-C, a closed pipe) and then fixed.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena.cli import cli
+from tournament_files import write_tournament
+
+SILK = ["silk-road", "-b", "random", "-b", "trader", "--sandbox", "none", "--seed", "3"]
+
+
+def run(*args: str, input: str | bytes | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def one_line_error(result: Result, *parts: str, said: int = 0) -> None:
+    """Exit status 2 and one ``Error: ...`` line on stderr holding every one of ``parts``.
+
+    ``said``: the lines a command prints before it (``arena compare`` says where its bots run).
+    """
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == said + 1 and lines[-1].startswith("Error: "), result.stderr
+    for part in parts:
+        assert part in lines[-1], lines[-1]
+
+
+@pytest.fixture(scope="module")
+def record() -> dict:
+    """A silk-road game record, as `arena play --json` prints it."""
+    return json.loads(run("play", *SILK, "--json").stdout)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> str:
+    """A small tournament's results folder: two silk-road games."""
+    where = tmp_path_factory.mktemp("results")
+    path = write_tournament(where, ["random", "trader"], "silk-road:2", deals=1, name="cup", seed=5)
+    done = run("run", path, "--results", str(where), "--sandbox", "none", "-j", "0")
+    assert done.exit_code == 0, done.output
+    return str(where / "cup")
+
+
+# arena play --record / --html into a folder that does not exist: a traceback after the game was played
+
+
+@pytest.mark.parametrize("option", ["--record", "--html"])
+def test_play_into_a_missing_folder_is_refused_before_the_game(tmp_path, option, monkeypatch):
+    import arena.cli
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the game was played")
+
+    monkeypatch.setattr(arena.cli, "play_game", never)
+    target = tmp_path / "nowhere" / "game.out"
+    one_line_error(run("play", *SILK, option, str(target)), option, str(tmp_path / "nowhere"), "no such folder")
+
+
+# arena play --setup with a players count that is not a number: "is for 3 players, but 3 bots were given"
+
+
+@pytest.mark.parametrize("players, shown", [('"2"', "'2'"), ("null", "None"), ("2.0", "2.0")])
+def test_play_setup_players_must_be_a_number(tmp_path, players, shown):
+    setup = tmp_path / "setup.json"
+    setup.write_text(f'{{"players": {players}}}')
+    one_line_error(run("play", *SILK, "--setup", str(setup)), "players", "expected", shown)
+
+
+# arena replay of a binary file, or of records whose parts have the wrong JSON types: tracebacks
+
+
+def test_replay_a_binary_file_is_one_line(tmp_path):
+    binary = tmp_path / "game.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage\x80")
+    one_line_error(run("replay", str(binary)), str(binary), "UTF-8")
+
+
+def test_replay_binary_stdin_is_one_line():
+    one_line_error(run("replay", "-", input=b"\xff\xfe\x00garbage\x80"), "stdin", "UTF-8")
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("setup", [], "setup"),
+    ("setup", "x", "setup"),
+    ("moves", "x", "moves"),
+    ("moves", None, "moves"),
+    ("moves", [1, 2], "move 0"),
+    ("options", [1], "options"),
+    ("options", "x", "options"),
+    ("game", [1], "game"),
+])
+def test_replay_a_record_with_a_part_of_the_wrong_type_is_a_mismatch(record, key, value, says):
+    result = run("replay", "-", input=json.dumps({**record, key: value}))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0].startswith("MISMATCH ") and says in result.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("players", ["2", None, 2.5, True])
+def test_replay_a_setup_whose_players_is_not_a_count_is_a_mismatch(record, players):
+    result = run("replay", "-", input=json.dumps({**record, "setup": {**record["setup"], "players": players}}))
+    assert result.exit_code == 1, result.output
+    assert "MISMATCH" in result.stdout and "players" in result.stdout
+
+
+# arena run of a binary (non-UTF-8) tournament file: a traceback
+
+
+def test_run_a_binary_tournament_file_is_one_line(tmp_path):
+    path = tmp_path / "cup.toml"
+    path.write_bytes(b"[tournament]\nname = \"\xff\xfe\"\n")
+    one_line_error(run("run", str(path)), str(path), "UTF-8")
+
+
+# --results naming a file: a NotADirectoryError traceback (arena run and arena compare)
+
+
+def test_run_with_results_naming_a_file_is_one_line(tmp_path):
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
+    not_a_folder = tmp_path / "results.txt"
+    not_a_folder.write_text("mine\n")
+    one_line_error(run("run", path, "--results", str(not_a_folder), "--sandbox", "none", "-j", "0"),
+                   "--results", str(not_a_folder), "not a folder")
+    assert not_a_folder.read_text() == "mine\n"
+
+
+def test_run_where_the_tournament_folder_is_a_file_is_one_line(tmp_path):
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1, name="cup")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "cup").write_text("mine\n")
+    one_line_error(run("run", path, "--results", str(tmp_path / "results"), "--sandbox", "none", "-j", "0"),
+                   str(tmp_path / "results" / "cup"), "not a folder")
+
+
+def test_run_with_results_under_a_folder_it_cannot_write_is_one_line(tmp_path, monkeypatch):
+    import arena.preflight
+
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
+    monkeypatch.setattr(arena.preflight.os, "access", lambda path, mode: False)  # as for a user, not root
+    one_line_error(run("run", path, "--results", str(tmp_path / "new"), "--sandbox", "none", "-j", "0"),
+                   "--results", "permission denied")
+    assert not (tmp_path / "new").exists()
+
+
+def test_compare_with_results_naming_a_file_is_one_line(tmp_path):
+    not_a_folder = tmp_path / "results.txt"
+    not_a_folder.write_text("mine\n")
+    one_line_error(run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--deals", "1",
+                       "--sandbox", "none", "-j", "0", "--results", str(not_a_folder)),
+                   "--results", "not a folder", said=1)
+
+
+# arena show GAME_ID: its --help promises "or its number in the schedule (0, 1, ...)", which was refused
+
+
+def test_show_a_game_by_its_number_in_the_schedule(folder):
+    ids = [json.loads(line)["id"] for line in run("export", folder).stdout.splitlines()]
+    assert len(ids) == 2
+    for number, game_id in enumerate(ids):
+        assert run("show", folder, str(number)).stdout == run("show", folder, game_id).stdout
+        assert json.loads(run("show", folder, str(number), "--json").stdout)["id"] == game_id
+
+
+def test_show_a_number_past_the_schedule_is_one_line(folder):
+    one_line_error(run("show", folder, "2"), "no game '2'")
+
+
+# arena export / show with arguments that are not UTF-8 (a mistyped byte in a shell): tracebacks
+
+
+@pytest.mark.parametrize("args", [["export", "{folder}", "--bot", "\udcff"], ["export", "{folder}", "--game", "\udcff"],
+                                  ["export", "{folder}", "--id", "\udcff"], ["show", "{folder}", "\udcff"]],
+                         ids=["export-bot", "export-game", "export-id", "show"])
+def test_arguments_that_are_not_utf8_are_one_line(folder, args):
+    one_line_error(run(*(arg.format(folder=folder) for arg in args)), "UTF-8")
+
+
+# arena compare --sprt with infinite or absurd Elo-like bounds: accepted, then an OverflowError traceback
+
+
+@pytest.mark.parametrize("bounds", ["0,-inf", "inf,0", "nan,-20", "0,-200000", "1e308,0"])
+def test_compare_sprt_bounds_must_be_finite_and_in_range(bounds):
+    one_line_error(run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sprt", bounds),
+                   "--sprt")
+
+
+# Ctrl-C in a command without its own handling: "Aborted!" and exit 1, the status of a failed check
+
+
+def test_ctrl_c_in_play_exits_130_not_1(monkeypatch):
+    import arena.cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.cli, "play_game", interrupted)
+    result = run("play", *SILK)
+    assert result.exit_code == 130
+    assert "Aborted!" not in result.stderr and "Ctrl-C" in result.stderr
+
+
+# Output piped to `head`: exit 1 (the status of a failed check or a replay mismatch)
+
+
+def test_a_closed_pipe_exits_141_silently(monkeypatch):
+    import arena.cli
+
+    def closed(*args: object, **kwargs: object) -> list[str]:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(arena.cli, "account", closed)
+    result = run("play", *SILK)
+    assert result.exit_code == 141 and result.stderr == ""
+
+
+# Terminal escapes and newlines from arguments or records reach the terminal in errors and replay's lines
+
+
+def test_an_error_naming_a_hostile_path_is_one_escaped_line():
+    result = run("leaderboard", "a\x1b]0;pwned\x07b\nc")
+    one_line_error(result, "\\x1b]0;pwned\\x07b\\nc")
+
+
+def test_replay_escapes_a_records_id(record):
+    result = run("replay", "-", input=json.dumps({**record, "id": "evil\x1b[2J\x1b]0;t\x07"}))
+    assert result.exit_code == 0 and "\x1b" not in result.stdout and "evil\\x1b[2J" in result.stdout
+
+
+# Help texts that say what the command does not do
+
+
+def test_run_help_matches_the_docs_on_changed_files_and_formats():
+    text = run("run", "--help").stdout
+    assert "refused unless --fresh" not in text
+    assert "sampled" in text and "ladder" in text
+
+
+def test_help_names_the_program_arena():
+    assert run("--help").stdout.startswith("Usage: arena ")
+    assert run("bots", "--help").stdout.startswith("Usage: arena bots ")
+
+
+def test_docs_commands_md_says_usage_arena():
+    text = (Path(__file__).parent.parent / "docs" / "commands.md").read_text(encoding="utf-8")
+    assert "Usage: cli" not in text and "Usage: arena run [OPTIONS] TOURNAMENT.toml" in text
