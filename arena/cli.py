@@ -95,7 +95,8 @@ def cli() -> None:
     answer start before the first game; one that cannot is refused (exit 2).
 
     Exit status: 0 done; 1 a check failed (replay mismatch, regression found);
-    2 bad usage or input.
+    2 bad usage or input; 130 stopped by Ctrl-C; 141 the reader of the output
+    stopped early (e.g. `| head`).
     """
 
 
