@@ -90,6 +90,8 @@ def parse_options(text: str, where: str) -> dict[str, Any]:
         key, sep, raw = part.partition("=")
         if not sep or not key:
             raise BadBotSpec(f"{where}: option {part!r} is not key=value")
+        if key.strip() in options:
+            raise BadBotSpec(f"{where}: option {key.strip()!r} is given twice; give it once")
         options[key.strip()] = parse_value(raw.strip())
     return options
 

@@ -252,3 +252,21 @@ def test_help_names_the_program_arena():
 def test_docs_commands_md_says_usage_arena():
     text = (Path(__file__).parent.parent / "docs" / "commands.md").read_text(encoding="utf-8")
     assert "Usage: cli" not in text and "Usage: arena run [OPTIONS] TOURNAMENT.toml" in text
+
+
+# A bot option given twice in a spec (mcts:iterations=1,iterations=2): the last one silently won
+
+
+def test_a_bot_option_given_twice_is_refused():
+    one_line_error(run("play", "silk-road", "-b", "a=mcts:iterations=1,iterations=2", "-b", "random",
+                       "--sandbox", "none", "--seed", "1"), "'iterations'", "twice")
+
+
+# arena export --bot with a mistyped name: no output and no word, as if the bot had no games
+
+
+def test_export_says_when_no_stored_game_matches(folder):
+    result = run("export", folder, "--bot", "trdaer")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == "arena: no stored game matches the filters (bots: random, trader; games: silk-road)\n"
+    assert run("export", folder, "--bot", "trader").stderr == ""

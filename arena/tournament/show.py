@@ -19,6 +19,7 @@ from arena.account import record_account
 from arena.errors import RecordError
 from arena.plugins import get_plugins
 from arena.runs.store import open_store
+from arena.safetext import escape
 
 
 @click.command()
@@ -85,9 +86,16 @@ def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...]
     store = open_store(folder)
     try:
         out = sys.stdout
+        written = 0
         for record in store.records(games, bots, ids, history=history):
             out.write(record)
             out.write("\n")
+            written += 1
+        if not written and (bots or games or ids):  # a mistyped name would otherwise print nothing at all
+            stored_bots = ", ".join(sorted(totals.bot for totals in store.bot_totals())) or "none"
+            stored_games = ", ".join(sorted(row[0] for row in store.query("SELECT DISTINCT game FROM games")))
+            click.echo(escape(f"arena: no stored game matches the filters (bots: {stored_bots}; games: "
+                              f"{stored_games or 'none'})"), err=True)
     finally:
         store.close()
 
