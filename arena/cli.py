@@ -57,6 +57,9 @@ class ArenaGroup(click.Group):
             return super().invoke(ctx)
         except ArenaError as error:
             raise _click_error(error.exit_code)(escape(str(error))) from None
+        except click.ClickException as error:  # click's own (a bad option value, a missing file): the same care
+            error.message = escape(error.message)
+            raise
         except KeyboardInterrupt:
             click.echo("\narena: stopped by Ctrl-C", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None

@@ -230,6 +230,12 @@ def test_an_error_naming_a_hostile_path_is_one_escaped_line():
     one_line_error(result, "\\x1b]0;pwned\\x07b\\nc")
 
 
+def test_a_usage_error_naming_a_hostile_path_is_escaped():
+    result = run("replay", "a\x1b]0;pwned\x07b\nc")
+    assert result.exit_code == 2 and "\x1b" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("Error: Invalid value for 'RECORD': 'a\\x1b]0;pwned\\x07b\\nc'")
+
+
 def test_replay_escapes_a_records_id(record):
     result = run("replay", "-", input=json.dumps({**record, "id": "evil\x1b[2J\x1b]0;t\x07"}))
     assert result.exit_code == 0 and "\x1b" not in result.stdout and "evil\\x1b[2J" in result.stdout
