@@ -189,8 +189,9 @@ def test_arguments_that_are_not_utf8_are_one_line(folder, args):
 
 @pytest.mark.parametrize("bounds", ["0,-inf", "inf,0", "nan,-20", "0,-200000", "1e308,0"])
 def test_compare_sprt_bounds_must_be_finite_and_in_range(bounds):
-    one_line_error(run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sprt", bounds),
-                   "--sprt")
+    result = run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sprt", bounds)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1].startswith("Error: Invalid value for '--sprt': each bound must be")
 
 
 # Ctrl-C in a command without its own handling: "Aborted!" and exit 1, the status of a failed check
@@ -276,3 +277,20 @@ def test_export_says_when_no_stored_game_matches(folder):
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr == "arena: no stored game matches the filters (bots: random, trader; games: silk-road)\n"
     assert run("export", folder, "--bot", "trader").stderr == ""
+
+
+# arena report ROOT with one unreadable store in it (a run that never started): no report for any of them
+
+
+def test_report_of_a_root_leaves_out_an_unreadable_store_and_writes_the_others(folder, tmp_path):
+    pytest.importorskip("matplotlib")
+    root = Path(folder).parent
+    (root / "empty").mkdir(exist_ok=True)
+    (root / "empty" / "results.sqlite").write_bytes(b"")
+    out = tmp_path / "site"
+    result = run("report", str(root), "--replays", "0", "-o", str(out))
+    (root / "empty" / "results.sqlite").unlink()
+    assert result.exit_code == 0, result.output
+    assert f"arena: warning: left out {root / 'empty'}: " in result.stderr
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "cup/index.html" in index and "left out" in index and (out / "cup" / "index.html").is_file()

@@ -8,7 +8,7 @@ import re
 import click
 
 from arena import hookimpl
-from arena.compare.stats import Sprt
+from arena.compare.stats import MAX_ELO, Sprt, score_of_elo
 from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
@@ -21,9 +21,13 @@ DEFAULT_MAX_GAMES = 2000
 def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, float]:
     elo0, _, elo1 = value.partition(",")
     try:
-        return float(elo0), float(elo1)
+        bounds = float(elo0), float(elo1)
     except ValueError:
         raise click.BadParameter(f"expected ELO0,ELO1 such as 0,-20, got {value!r}") from None
+    if not all(-MAX_ELO <= bound <= MAX_ELO for bound in bounds):  # NaN fails too
+        raise click.BadParameter(f"each bound must be an Elo-like difference from -{MAX_ELO} to {MAX_ELO} "
+                                 f"({MAX_ELO} is a mean pair score of {score_of_elo(MAX_ELO):.1%}), got {value!r}")
+    return bounds
 
 
 def default_name(game: str, candidate: str, baseline: str) -> str:

@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from arena.compare.report import HEADLINES
-from arena.errors import ReportError
+from arena.errors import ReportError, StoreError
 from arena.plugins import Plugins
 from arena.report.comparison import is_comparison, read_outcome, write_comparison
 from arena.report import plots
@@ -30,6 +30,8 @@ class Report:
 
     index: str
     sites: list[Written] = field(default_factory=list)
+    #: folders of a root left out, each with why (a store that cannot be read)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def replays(self) -> int:
@@ -37,7 +39,7 @@ class Report:
 
     @property
     def broken(self) -> list[str]:
-        return [problem for site in self.sites for problem in site.broken]
+        return [problem for site in self.sites for problem in site.broken] + self.skipped
 
 
 def holds_store(folder: str) -> bool:
@@ -79,12 +81,17 @@ def write_report(results: str, out: str, plugins: Plugins, **options: Any) -> Re
         if options.get("wanted"):  # ids belong to one tournament: ask for them in the others' reports too
             options = {**options, "wanted": tuple(game_id for game_id in options["wanted"]
                                                   if game_id.startswith(f"{name}/"))}
-        report.sites.append(write_one(folder, os.path.join(out, name), plugins, **options))
-        rows.append(_row(folder, name))
+        try:  # one unreadable store (empty, damaged, of a newer arena) does not cost the others their report
+            report.sites.append(write_one(folder, os.path.join(out, name), plugins, **options))
+            rows.append(_row(folder, name))
+        except StoreError as error:
+            report.skipped.append(f"left out {folder}: {error}")
+    skipped = [f"<p>{escape(problem)}</p>" for problem in report.skipped]
     write_text(report.index, page(f"Results in {results}", "\n".join([
         f"<h1>Results in {escape(results)}</h1>",
-        f"<p>{len(names)} tournaments and comparisons. Each name opens its report.</p>",
+        f"<p>{len(rows)} tournaments and comparisons. Each name opens its report.</p>",
         table(["name", "kind", "games stored", "games scheduled", "verdict"], rows, css_id="reports"),
+        *skipped,
     ])))
     return report
 
