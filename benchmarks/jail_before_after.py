@@ -22,7 +22,10 @@ with ``[limits] reuse = true``, and, for the random tournament, the current
 code with ``--sandbox none``. The rows are interleaved and repeated
 (``--rounds``); each ratio is taken within a round (so a change of the
 machine's load between rounds moves both sides), and the median is printed
-with the load average before and after.
+with the load average before and after. Where the benchmark can make a cgroup v2
+folder (root, or a delegated hierarchy), each run plays in one of its own and
+its CPU time per game (runner, workers, templates, bots) is printed too, with
+the ratios in CPU time: on a shared machine they move less than wall time.
 
     python benchmarks/jail_before_after.py                    # 60 deals: 300 reference games, 180 random
     python benchmarks/jail_before_after.py --deals 20 --rounds 1 -j 1
@@ -86,14 +89,66 @@ def tournament(folder: str, name: str, deals: int, reuse: bool) -> tuple[str, in
     return path, deals * (modern_art + silk_road)  # one table per game, every deal in every rotation
 
 
-def timed_run(path: str, games: int, sandbox: str, jobs: int, env: dict[str, str] | None) -> float:
-    """games/s of ``arena run PATH --fresh --sandbox SANDBOX -j JOBS`` in a new process, start to exit."""
+def cpu_folder() -> str | None:
+    """A cgroup v2 folder of this benchmark's own (root, or a delegated hierarchy), else None."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            own = next((line.split(":", 2)[2].strip() for line in handle if line.startswith("0::")), None)
+        with open("/proc/self/mounts") as handle:
+            v2 = next((line.split()[1] for line in handle if line.split()[2] == "cgroup2"), None)
+        if own is None or v2 is None:
+            return None
+        folder = os.path.join(v2 + own.rstrip("/"), f"bench-{os.getpid()}")
+        os.makedirs(folder, exist_ok=True)
+        return folder if os.access(os.path.join(folder, "cgroup.procs"), os.W_OK) else None
+    except OSError:
+        return None
+
+
+def cpu_seconds(folder: str) -> float:
+    with open(os.path.join(folder, "cpu.stat")) as handle:
+        return int(handle.readline().split()[1]) / 1e6  # usage_usec
+
+
+def remove_folder(folder: str) -> None:
+    for root, folders, _ in os.walk(folder, topdown=False):
+        for name in folders:
+            try:
+                os.rmdir(os.path.join(root, name))
+            except OSError:
+                pass
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
+
+
+def timed_run(path: str, games: int, sandbox: str, jobs: int, env: dict[str, str] | None,
+              cpu: str | None) -> tuple[float, float | None]:
+    """games/s of ``arena run PATH --fresh --sandbox SANDBOX -j JOBS`` in a new process, start to exit, and
+    the CPU time per game (ms) of everything it ran (runner, workers, bots: its own cgroup ``cpu``)."""
+    folder = None
+    if cpu:
+        folder = os.path.join(cpu, f"run-{time.monotonic_ns()}")
+        os.mkdir(folder)
+
+    def join() -> None:
+        if folder:
+            with open(os.path.join(folder, "cgroup.procs"), "w") as handle:
+                handle.write("0")
+
     with tempfile.TemporaryDirectory() as results:
         began = time.perf_counter()
         subprocess.run([sys.executable, "-m", "arena", "run", path, "--fresh", "--sandbox", sandbox, "-j",
                         str(jobs), "--results", results], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, cwd=os.path.dirname(path), env=env)
-        return games / (time.perf_counter() - began)
+                       stderr=subprocess.DEVNULL, cwd=os.path.dirname(path), env=env, preexec_fn=join)
+        speed = games / (time.perf_counter() - began)
+    if folder is None:
+        return speed, None
+    time.sleep(0.05)  # the last processes' exit accounted
+    used = cpu_seconds(folder) * 1000 / games
+    remove_folder(folder)
+    return speed, used
 
 
 def main() -> None:
@@ -119,24 +174,34 @@ def main() -> None:
             if label == "random":
                 rows[f"{label}: now, --sandbox none"] = (fresh, games, "none", current)
         speeds: dict[str, list[float]] = {label: [] for label in rows}
-        for _ in range(args.rounds):
-            for label, (path, games, sandbox, env) in rows.items():
-                speeds[label].append(timed_run(path, games, sandbox, args.jobs, env))
+        costs: dict[str, list[float]] = {label: [] for label in rows}  # CPU ms per game
+        cpu = cpu_folder()
+        try:
+            for _ in range(args.rounds):
+                for label, (path, games, sandbox, env) in rows.items():
+                    speed, used = timed_run(path, games, sandbox, args.jobs, env, cpu)
+                    speeds[label].append(speed)
+                    if used is not None:
+                        costs[label].append(used)
+        finally:
+            if cpu:
+                remove_folder(cpu)
+    print(f"{'':<34}{'games/s':>8}{'CPU ms/game':>13}")
     for label in rows:
-        print(f"{label:<34}{statistics.median(speeds[label]):7.1f} games/s  "
-              f"({', '.join(f'{speed:.1f}' for speed in speeds[label])})")
-    for what in ("reference", "random"):
-        before = speeds[f"{what}: before the jail"]
-        for how in ("fresh per game", "reuse = true"):
-            now = speeds[f"{what}: now, {how}"]
-            ratios = [a / b for a, b in zip(now, before)]
-            print(f"{what}, now ({how}) / before: {statistics.median(ratios):.2f} "
-                  f"({', '.join(f'{ratio:.2f}' for ratio in ratios)}; target >= 0.70)")
-    inside = speeds["random: now, --sandbox none"]
-    for how in ("fresh per game", "reuse = true"):
-        ratios = [a / b for a, b in zip(speeds[f"random: now, {how}"], inside)]
-        print(f"random, sandboxed ({how}) / --sandbox none: {statistics.median(ratios):.2f} "
-              f"({', '.join(f'{ratio:.2f}' for ratio in ratios)}; target >= 0.30)")
+        used = f"{statistics.median(costs[label]):13.1f}" if costs[label] else f"{'-':>13}"
+        print(f"{label:<34}{statistics.median(speeds[label]):8.1f}{used}  "
+              f"({', '.join(f'{speed:.1f}' for speed in speeds[label])} games/s)")
+    comparisons = [(f"{what}, now ({how}) / before", f"{what}: now, {how}", f"{what}: before the jail", 0.7)
+                   for what in ("reference", "random") for how in ("fresh per game", "reuse = true")]
+    comparisons += [(f"random, sandboxed ({how}) / --sandbox none", f"random: now, {how}",
+                     "random: now, --sandbox none", 0.3) for how in ("fresh per game", "reuse = true")]
+    for title, now, base, target in comparisons:
+        ratios = [a / b for a, b in zip(speeds[now], speeds[base])]
+        line = (f"{title}: {statistics.median(ratios):.2f} ({', '.join(f'{ratio:.2f}' for ratio in ratios)}; "
+                f"target >= {target:.2f})")
+        if costs[now] and costs[base]:  # the same ratio in CPU time: what a loaded machine moves least
+            line += f"; in CPU time {statistics.median(b / a for a, b in zip(costs[now], costs[base])):.2f}"
+        print(line)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 

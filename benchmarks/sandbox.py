@@ -11,7 +11,9 @@ messages as JSON lines to a trivial echo process, answered with a small
 action. Then the cost of a fresh game's bot, from the end of one game to its
 answer to the next ``start``: forked from a template, a new host interpreter
 (what a fresh game would cost without templates), an external program; and
-what freezing costs per decision (a thaw and a freeze of the bot's cgroup).
+what freezing costs per decision (a thaw and a freeze of the bot's cgroup), and the floor of
+any fresh Python process per game: the CPU time of a bare fork and exit of a
+process the size of a template.
 Both runs are repeated with every process pinned to one core (bots inherit
 the runner's affinity).
 
@@ -148,6 +150,34 @@ def freezer_us(make_bot, rounds: int = 2000) -> float | None:
         bot.close()
 
 
+FORK_FLOOR = """
+import gc, os, resource, sys, time
+from arena.sandbox import host
+host.load_factory({"factory": sys.argv[1]})
+gc.collect(); gc.freeze()
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+for rounds in (20, 300):  # warm up, then measure
+    began = cpu()
+    for _ in range(rounds):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+rss = int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) >> 10
+print(f"{(cpu() - began) / rounds * 1000:.2f} {rss}")
+"""
+
+
+def fork_floor(factory: str) -> tuple[float, int]:
+    """CPU ms of a bare fork and exit of a process like a template of ``factory`` (no namespaces, no jail,
+    no game), and that process's resident size in MiB: the floor of any fresh Python process per game."""
+    out = subprocess.run([sys.executable, "-c", FORK_FLOOR, factory], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))).stdout.split()
+    return float(out[0]), int(out[1])
+
+
 def start_costs(plugins) -> None:
     entrant = parse_spec("random", plugins)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
@@ -162,6 +192,9 @@ def start_costs(plugins) -> None:
         os.unlink(handle.name)
     print(f"fresh game's bot (end of a game to ready): forked from its template {forked:.1f} ms; "
           f"a new host interpreter {interpreter:.1f} ms; an external program (python) {program:.1f} ms")
+    floor, size = fork_floor("arena_bots.random_bot:RandomBot")
+    print(f"the floor: a bare fork and exit of a template-sized Python process ({size} MiB) costs {floor:.2f} ms "
+          f"of CPU (no namespaces, no jail, no game)")
     freezing = freezer_us(lambda: open_process_bot(entrant, LIMITS, plugins))
     print("freezer: " + (f"{freezing:.0f} us per decision (a thaw and a freeze of the bot's cgroup)"
                          if freezing is not None else "none here (no cgroup v2 folder)"))

@@ -38,6 +38,9 @@ from typing import Any, Callable, NoReturn
 
 import orjson
 
+from arena.sandbox import jail, limits
+from arena.sandbox.syscalls import libc
+
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 
 
@@ -133,8 +136,6 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     ``ids`` are the template's user and group ids (mapped to themselves in the
     new user namespace); ``fds`` the game's stdin, stdout and stderr.
     """
-    from arena.sandbox import jail, limits
-
     try:
         limits._die_with_parent()
         limits.own_namespaces(ids)
@@ -161,10 +162,11 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     (or ``"error"``), and later ``{"game": N, "exited": STATUS}`` when the bot
     is gone (this process is its parent, and reaps it).
     """
-    from arena.sandbox import jail, limits  # noqa: F401 - imported once here, not in every game's fork
-
     gc.collect()
     gc.freeze()  # the garbage collector leaves what the template holds alone: fewer copy-on-write pages per game
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)  # free heap pages go back: fewer page table entries copied by each game's clone
     control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
     ids = os.getuid(), os.getgid()
     games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid

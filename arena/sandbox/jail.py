@@ -150,12 +150,18 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
     uid, gid = owner
     _mount("tmpfs", root + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV,
            f"mode=0755,size={max(size_mb, 1)}m,nr_inodes={SCRATCH_INODES},uid={uid},gid={gid}")
-    for name, mode, target in (("tmp", 0o1777, "/tmp"), ("shm", 0o1777, "/dev/shm"), ("home", 0o700, HOME)):
-        folder = f"{root}{SCRATCH}/{name}"
-        os.mkdir(folder)
-        os.chown(folder, uid, gid)
-        os.chmod(folder, mode)
-        _mount(folder, root + target, None, MS_BIND)
+    mine = owner == (os.geteuid(), os.getegid())  # a game's bot: what it makes is the owner's already
+    umask = os.umask(0)
+    try:
+        for name, mode, target in (("tmp", 0o1777, "/tmp"), ("shm", 0o1777, "/dev/shm"), ("home", 0o700, HOME)):
+            folder = f"{root}{SCRATCH}/{name}"
+            os.mkdir(folder, mode)
+            if not mine:
+                os.chown(folder, uid, gid)
+                os.chmod(folder, mode)  # after the chown, which may clear mode bits
+            _mount(folder, root + target, None, MS_BIND)
+    finally:
+        os.umask(umask)
     for path, fd in held:
         source = f"/proc/self/fd/{fd}"
         _bind(source, _make_point(root, path, source), MS_RDONLY | MS_NOSUID | MS_NODEV)

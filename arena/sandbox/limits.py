@@ -163,9 +163,13 @@ def own_namespaces(ids: tuple[int, int] | None) -> None:
     none made) to themselves, and keep this mount table's changes to itself."""
     if ids is not None:
         uid, gid = ids
-        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as handle:
-                handle.write(text)
+        for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1" % (uid, uid)),
+                           ("gid_map", b"%d %d 1" % (gid, gid))):
+            fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+            try:
+                os.write(fd, text)
+            finally:
+                os.close(fd)
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
 
 

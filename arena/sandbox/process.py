@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -306,6 +307,8 @@ class ProcessBot:
             os.chown(self.workdir, self.uid, self.uid)
         self._new_cgroup()
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control_poll = select.poll()
+        self.control_poll.register(self.control, select.POLLIN)
         output_r, output_w = os.pipe()
         env = bot_environment(self.workdir or HOME, self.extra_env)
         env["ARENA_CONTROL_FD"] = str(theirs.fileno())
@@ -344,13 +347,8 @@ class ProcessBot:
         Messages about games are also kept in ``self.replies`` by game number
         (the template's answers about several games can interleave).
         """
-        selector = selectors.DefaultSelector()
-        selector.register(self.control, selectors.EVENT_READ)
-        try:
-            if not selector.select(timeout):
-                return None
-        finally:
-            selector.close()
+        if not self.control_poll.poll(max(timeout, 0) * 1000):
+            return None
         try:
             data = self.control.recv(4096)
         except OSError:
