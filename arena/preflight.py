@@ -17,7 +17,6 @@ so thirty entrants take about as long as the slowest one.
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -25,40 +24,17 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from arena.entrants import Entrant
-from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout, OutputPathError
+from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout
 from arena.games.base import Game
 from arena.match import Limits, Seat, derive_seed
 from arena.plugins import Plugins
 from arena.seating import close_seats, open_seat
 from arena.versions import module_importable
 
-__all__ = ["check_entrants", "check_results_folder"]
+__all__ = ["check_entrants"]
 
 #: the wall-clock time a check may take beyond three times ``start_ms`` (booting processes on a busy machine)
 SLACK_S = 10.0
-
-
-def check_results_folder(root: str, name: str) -> None:
-    """Refuse a results folder ``ROOT/NAME`` that cannot be made, before any bot is started.
-
-    ``ROOT`` (``--results``) and ``ROOT/NAME`` are folders, or not there yet
-    (they are made); what exists on the way there must be a folder, writable
-    where something is still to be made in it.
-    """
-    target = os.path.join(root, name)
-    existing = target
-    while existing and not os.path.exists(existing):
-        existing = os.path.dirname(existing.rstrip(os.sep))
-    existing = existing or os.curdir
-    if not os.path.isdir(existing):
-        if os.path.abspath(existing) == os.path.abspath(target):
-            raise OutputPathError(f"{target} is not a folder (the results of {name} go into it): move it aside, "
-                                  "or give another --results folder")
-        where = "" if os.path.abspath(existing) == os.path.abspath(root) else f"{existing} is "
-        raise OutputPathError(f"--results {root}: {where}not a folder; give a folder (made if missing)")
-    if existing != target and not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputPathError(f"--results {root}: cannot make folders in {existing} (permission denied); "
-                              "give another --results folder")
 
 
 @dataclass(frozen=True)

@@ -142,10 +142,10 @@ def test_run_where_the_tournament_folder_is_a_file_is_one_line(tmp_path):
 
 
 def test_run_with_results_under_a_folder_it_cannot_write_is_one_line(tmp_path, monkeypatch):
-    import arena.preflight
+    import arena.tournament.folders
 
     path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
-    monkeypatch.setattr(arena.preflight.os, "access", lambda path, mode: False)  # as for a user, not root
+    monkeypatch.setattr(arena.tournament.folders.os, "access", lambda path, mode: False)  # as for a user, not root
     one_line_error(run("run", path, "--results", str(tmp_path / "new"), "--sandbox", "none", "-j", "0"),
                    "--results", "permission denied")
     assert not (tmp_path / "new").exists()
@@ -294,3 +294,23 @@ def test_report_of_a_root_leaves_out_an_unreadable_store_and_writes_the_others(f
     assert f"arena: warning: left out {root / 'empty'}: " in result.stderr
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "cup/index.html" in index and "left out" in index and (out / "cup" / "index.html").is_file()
+
+
+# arena compare --name NAME --fresh where NAME is a tournament's folder: the tournament's games were deleted
+
+
+def test_fresh_never_discards_a_store_of_another_kind(folder):
+    root = str(Path(folder).parent)
+    before = run("export", folder).stdout
+    result = run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--deals", "1",
+                 "--sandbox", "none", "-j", "0", "--results", root, "--name", "cup", "--fresh")
+    one_line_error(result, f"{folder} holds the tournament cup, not the compare cup", "--fresh", said=1)
+    assert run("export", folder).stdout == before
+
+
+def test_fresh_still_discards_an_unreadable_store(tmp_path):
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1, name="cup")
+    (tmp_path / "results" / "cup").mkdir(parents=True)
+    (tmp_path / "results" / "cup" / "results.sqlite").write_bytes(b"not a database")
+    result = run("run", path, "--results", str(tmp_path / "results"), "--sandbox", "none", "-j", "0", "--fresh")
+    assert result.exit_code == 0, result.output

@@ -22,11 +22,12 @@ from arena.compare.report import render_json, render_markdown
 from arena.compare.stats import PairedStats, Sprt
 from arena.errors import CompareError
 from arena.plugins import Plugins
-from arena.preflight import check_entrants, check_results_folder
+from arena.preflight import check_entrants
 from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store, create_or_open
+from arena.tournament.folders import check_results_folder
 from arena.tournament.progress import Tally, make_progress
 from arena.versions import entrant_versions
 
@@ -81,7 +82,7 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    check_results_folder(root, design.name)
+    check_results_folder(root, design.name, "compare", fresh)
     with open_pool(jobs, scheduler, plugins) as pool:
         # every bot started once before the folder is made: a broken one leaves nothing behind
         check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)

@@ -17,13 +17,14 @@ from typing import Callable, Iterator, TextIO
 
 from arena.errors import SandboxError
 from arena.plugins import Plugins
-from arena.preflight import check_entrants, check_results_folder
+from arena.preflight import check_entrants
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import plan_reuse
 from arena.runs.store import Store, create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
+from arena.tournament.folders import check_results_folder
 from arena.tournament.ladder import run_ladder
 from arena.tournament.live_ratings import LiveRatings
 from arena.tournament.progress import Tally, make_progress
@@ -73,7 +74,7 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
     :param announce: where the lines said before playing go (what is reused, what changed, where results go).
     """
-    check_results_folder(root, tournament.name)
+    check_results_folder(root, tournament.name, "tournament", fresh)
     with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
         check_protections(tournament, sandbox, announce)
         _check_bots(tournament, plugins, sandbox)  # before the folder is made: a broken bot leaves nothing behind
