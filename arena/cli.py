@@ -147,10 +147,18 @@ def plugins() -> None:
     click.echo(tabulate(rows, headers=["plugin", "distribution", "version", "hooks"]))
 
 
+#: the largest setup file read (a setup is a few KB)
+MAX_SETUP_CHARS = 4 * 2**20
+
+
 def _read_setup(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
-            setup = json.load(handle)
+            text = handle.read(MAX_SETUP_CHARS + 1)
+        if len(text) > MAX_SETUP_CHARS:
+            raise SetupError(f"setup file {path}: larger than {MAX_SETUP_CHARS // 2**20} MB; a setup is a few KB "
+                             "of JSON (is it the right file?)")
+        setup = json.loads(text)
     except OSError as error:
         raise SetupError(f"cannot read setup file {path}: {error.strerror}") from None
     except ValueError as error:
@@ -228,20 +236,21 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     entrants = [parse_spec(spec, plugins) for spec in bot_specs]
     check_entrants_play(game, entrants, plugins)
     options = game.check_options(len(entrants), parse_option_pairs(option_pairs))
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-        click.echo(f"arena: seed {seed} (add --seed {seed} to play this game again)", err=True)
+    setup = None
     if setup_path:
         setup = _read_setup(setup_path)
         if setup.get("players") != len(entrants):
             raise SetupError(f"setup file {setup_path} is for {setup.get('players')} players, "
                              f"but {len(entrants)} bots were given")
         game.check_setup(setup, options)
-    else:
-        setup = game.random_setup(len(entrants), options, random.Random(seed))
     limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb,
                     max_faults=max_faults)
     check_entrants(entrants, GameEntry(game.name, len(entrants), options), plugins, sandbox, limits)
+    if seed is None:  # drawn once everything is checked: a refused game prints no seed to play it again
+        seed = random.SystemRandom().randrange(2**31)
+        click.echo(f"arena: seed {seed} (add --seed {seed} to play this game again)", err=True)
+    if setup is None:
+        setup = game.random_setup(len(entrants), options, random.Random(seed))
     names = [entrant.name for entrant in entrants]
     seats: list[Seat] = []
     final: list[GameState] = []

@@ -10,31 +10,68 @@ from arena.games.base import Game, GameState
 from arena.plugins import Plugins
 
 
-def read_records(stream: TextIO, where: str) -> Iterator[dict[str, Any]]:
-    """Records from a file holding one JSON record, a JSON list, or JSON lines."""
-    try:
-        text = stream.read()
-    except UnicodeDecodeError as error:
-        raise RecordError(f"{where}: not UTF-8 text (byte {error.start}); expected JSON game records") from None
-    stripped = text.strip()
-    if not stripped:
+#: the most text one record (a line of JSON lines) or one whole JSON document may hold; a game record is tens of KB
+MAX_TEXT = 256 * 2**20
+
+
+def read_records(stream: TextIO, where: str) -> Iterator[Any]:
+    """Records from a stream holding one JSON record, a JSON list, or JSON lines (read a line at a time).
+
+    JSON lines are read one record at a time, so an export of any size replays
+    in little memory; a record or list spread over several lines is read whole,
+    up to :data:`MAX_TEXT`. What is not JSON, not UTF-8 or too long is a
+    :class:`RecordError` naming ``where`` and the line.
+    """
+    seen: list[str] = []  # the lines read before the first record: a document spread over lines starts there
+    number = found = 0
+    while line := _line(stream, where, number + 1):
+        number += 1
+        if not line.strip():
+            seen.append(line)
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            if found:
+                raise RecordError(f"{where}, line {number}: not JSON ({error.msg})") from None
+            yield from _whole(seen + [line], stream, where)
+            return
+        found += 1
+        if isinstance(value, list) and found == 1:
+            yield from value
+        else:
+            yield value
+    if not found:
         raise RecordError(f"{where}: no game record in it")
+
+
+def _line(stream: TextIO, where: str, number: int) -> str:
     try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict):
-        yield whole
-        return
+        line = stream.readline(MAX_TEXT + 1)
+    except UnicodeDecodeError as error:
+        raise RecordError(f"{where}, line {number}: not UTF-8 text ({error.reason}); expected JSON game records") \
+            from None
+    if len(line) > MAX_TEXT:
+        raise RecordError(f"{where}, line {number}: longer than {MAX_TEXT // 2**20} MB; expected JSON game records")
+    return line
+
+
+def _whole(lines: list[str], stream: TextIO, where: str) -> Iterator[Any]:
+    """The records of one JSON document (a record or a list) that starts with ``lines`` and runs to the end."""
+    text = "".join(lines)
+    while len(text) <= MAX_TEXT and (line := _line(stream, where, text.count("\n") + 1)):
+        text += line
+    if len(text) > MAX_TEXT:
+        raise RecordError(f"{where}: a JSON document longer than {MAX_TEXT // 2**20} MB; write the records "
+                          "as JSON lines (what `arena export` prints)")
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"{where}, line {error.lineno}: not JSON ({error.msg})") from None
     if isinstance(whole, list):
         yield from whole
-        return
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as error:
-                raise RecordError(f"{where}, line {number}: not JSON ({error.msg})") from None
+    else:
+        yield whole
 
 
 #: the keys a record must have: name, JSON type, the type as the error names it

@@ -76,6 +76,14 @@ def test_play_setup_players_must_be_a_number(tmp_path, players, shown):
     one_line_error(run("play", *SILK, "--setup", str(setup)), "players", "expected", shown)
 
 
+# arena play without --seed, refused: "arena: seed N (add --seed N to play this game again)" before the error
+
+
+def test_a_refused_play_prints_no_seed_to_play_it_again(tmp_path):
+    one_line_error(run("play", "silk-road", "-b", "x=cmd:./missing-bot", "-b", "random", "--sandbox", "none"),
+                   "bot x cannot play")
+
+
 # arena replay of a binary file, or of records whose parts have the wrong JSON types: tracebacks
 
 
@@ -83,6 +91,24 @@ def test_replay_a_binary_file_is_one_line(tmp_path):
     binary = tmp_path / "game.json"
     binary.write_bytes(b"\xff\xfe\x00garbage\x80")
     one_line_error(run("replay", str(binary)), str(binary), "UTF-8")
+
+
+def test_replay_reads_json_lines_a_line_at_a_time(record, monkeypatch):
+    import arena.replay
+
+    monkeypatch.setattr(arena.replay, "MAX_TEXT", 2 * len(json.dumps(record)))  # two records, not three
+    lines = "\n".join(json.dumps(record) for _ in range(3)) + "\n"
+    result = run("replay", "-", input=lines)
+    assert result.exit_code == 0 and result.stdout.endswith("3 of 3 records replay exactly\n"), result.output
+    for document in (json.dumps([record] * 3, indent=1), json.dumps(record, indent=1) + "\n" * 2 * len(lines)):
+        one_line_error(run("replay", "-", input=document), "longer than", "JSON lines")
+
+
+def test_replay_a_file_without_line_ends_stops_at_its_limit(monkeypatch):
+    import arena.replay
+
+    monkeypatch.setattr(arena.replay, "MAX_TEXT", 1000)
+    one_line_error(run("replay", "-", input="\0" * 5000), "stdin, line 1: longer than")
 
 
 def test_replay_binary_stdin_is_one_line():
@@ -119,6 +145,27 @@ def test_run_a_binary_tournament_file_is_one_line(tmp_path):
     path = tmp_path / "cup.toml"
     path.write_bytes(b"[tournament]\nname = \"\xff\xfe\"\n")
     one_line_error(run("run", str(path)), str(path), "UTF-8")
+
+
+# a huge file (or /dev/zero) named as a tournament or setup file: read whole, then a MemoryError traceback
+
+
+def test_run_a_huge_file_is_one_line(tmp_path, monkeypatch):
+    import arena.tournament.config
+
+    monkeypatch.setattr(arena.tournament.config, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "cup.toml"
+    path.write_text("# " + "x" * 2000 + "\n")
+    one_line_error(run("run", str(path)), str(path), "larger than")
+
+
+def test_play_a_huge_setup_file_is_one_line(tmp_path, monkeypatch):
+    import arena.cli
+
+    monkeypatch.setattr(arena.cli, "MAX_SETUP_CHARS", 1000)
+    path = tmp_path / "setup.json"
+    path.write_text(" " * 2000 + "{}")
+    one_line_error(run("play", *SILK, "--setup", str(path)), str(path), "larger than")
 
 
 # --results naming a file: a NotADirectoryError traceback (arena run and arena compare)

@@ -39,6 +39,8 @@ LIMIT_RANGES = {
     "max_faults": (1, 1_000_000),
 }
 MAX_DEALS = 100_000
+#: the largest tournament file read (a thousand [[bots]] take about 50 KB)
+MAX_FILE_BYTES = 4 * 2**20
 MAX_SEED = 2**63 - 1
 
 
@@ -156,7 +158,11 @@ def read_toml(path: str) -> dict[str, Any]:
     """The parsed file, or a one-line error saying why it cannot be read."""
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise TournamentFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MB; a tournament file is "
+                                      "a page of TOML (is it the right file?)")
+        return tomllib.loads(data.decode("utf-8"))
     except OSError as error:
         raise TournamentFileError(f"{path}: cannot read it: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
