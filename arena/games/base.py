@@ -75,6 +75,11 @@ class GameState:
         answers without building their events, which the runner then builds only for a bot that reads them."""
         return len(self.log)
 
+    def log_counter(self) -> Callable[[], int]:
+        """A function that answers :meth:`log_length` for the rest of this state's life (the runner
+        calls it once per decision, so an engine may return a cheaper function than the method)."""
+        return self.log_length
+
     def apply(self, action: JSONObject) -> None:
         """Apply the current seat's action, then every forced move after it.
 
@@ -140,6 +145,10 @@ class CompactLogState(GameState):
 
     def log_length(self) -> int:
         return len(self._entries)
+
+    def log_counter(self) -> Callable[[], int]:
+        """The entry list's own ``__len__``: ``_entries`` is never rebound after a state is made."""
+        return self._entries.__len__
 
 
 class Game:
@@ -237,6 +246,27 @@ def check_setup_money(setup: JSONObject, players: int, problem: Callable[[str], 
         raise problem(f"money must list {players} integers, got {money!r}")
     if any(m < 0 for m in money):
         raise problem(f"money cannot be negative, got {money!r}")
+
+
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(items)``, with the same result, in half the time for a plain ``random.Random``.
+
+    Every game's setup and determinization shuffles its cards, so this runs
+    once per game and per search sample: the method's draw per card
+    (``_randbelow``) is inlined here, drawing the same bits in the same order.
+    Any other generator (a subclass, ``SystemRandom``) shuffles itself.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for last in range(len(items) - 1, 0, -1):
+        bound = last + 1
+        bits = bound.bit_length()
+        other = getrandbits(bits)
+        while other >= bound:
+            other = getrandbits(bits)
+        items[last], items[other] = items[other], items[last]
 
 
 def seat_names(players: list[str]) -> list[str]:

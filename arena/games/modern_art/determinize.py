@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from arena.games.base import shuffle
 from arena.games.modern_art.cards import ARTISTS, CARD_ARTIST, CARD_COUNT, CARD_KIND, DOUBLE, FIXED, KINDS
 from arena.games.modern_art.state import ModernArtState
 
@@ -29,7 +30,7 @@ def determinize(view: dict[str, Any], options: dict[str, Any], rng: random.Rando
     played = [card["id"] for card in view["played"]]
     seen = set(hand) | set(played) | set(view["discarded"])
     pool = [card for card in range(CARD_COUNT) if card not in seen]
-    rng.shuffle(pool)
+    shuffle(pool, rng)
     hands: list[list[int]] = [[] for _ in range(players)]
     hands[me] = hand
     if decision == "add_double" and to_act != me:

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from arena.errors import SetupError
-from arena.games.base import check_card_ids, check_setup_keys, check_setup_money
+from arena.games.base import check_card_ids, check_setup_keys, check_setup_money, shuffle
 from arena.games.modern_art.cards import CARD_COUNT, DEALS, START_MONEY
 
 MIN_PLAYERS = 3
@@ -29,7 +29,7 @@ def hand_count(players: int, phantom: bool) -> int:
 def random_setup(players: int, phantom: bool, rng: random.Random) -> dict[str, Any]:
     """All 70 cards shuffled and dealt one at a time for round 1; the rest is the deck."""
     cards = list(range(CARD_COUNT))
-    rng.shuffle(cards)
+    shuffle(cards, rng)
     hands = hand_count(players, phantom)
     dealt = cards[: DEALS[hands][0] * hands]
     setup = {

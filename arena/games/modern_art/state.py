@@ -33,7 +33,12 @@ from arena.games.modern_art.cards import (
     START_MONEY,
 )
 from arena.games.modern_art.events import RENDERERS
+from arena.games.modern_art.setup import MAX_PLAYERS
 from arena.games.modern_art.views import build_view
+
+#: each seat's ``pass`` and ``decline`` entries, noted often: shared rather than made each time
+PASSES = tuple((None, "pass", seat) for seat in range(MAX_PLAYERS))
+DECLINES = tuple((None, "decline", seat) for seat in range(MAX_PLAYERS))
 
 #: the action shape each decision takes, for error messages
 SHAPES = {
@@ -109,8 +114,11 @@ class ModernArtState(CompactLogState):
         if handler is None:
             raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})")
         handler(self, action)
-        if self.upcoming is not None:
-            self._run_turns()
+        # _run_turns, inlined: it is checked once per decision, and most decisions end no auction
+        while self.upcoming is not None:
+            seat = self.upcoming
+            self.upcoming = None
+            self._begin_turn(seat)
 
     def default_action(self) -> dict[str, Any]:
         decision = self.decision
@@ -189,19 +197,15 @@ class ModernArtState(CompactLogState):
         players, deck, hands = self.players, self.deck, self.hands
         if self.round == 0:
             return [hand[:] for hand in hands], len(self.pile)
-        share = DEALS[players + self.phantom][self.round]
-        new: list[list[int]] = [[] for _ in range(players)]
+        places = players + self.phantom  # the phantom pile is dealt to as one place more, after the seats
+        # card i of the deck goes to place i % places, until every place has its share or the deck is empty
+        taken = min(DEALS[places][self.round] * places, len(deck))
+        new = [deck[seat:taken:places] for seat in range(players)]
         phantom_dealt = 0
-        taken = 0
-        for _ in range(share):
-            for seat in range(players):
-                if taken < len(deck):
-                    new[seat].append(deck[taken])
-                    taken += 1
-            if self.phantom and taken < len(deck):
-                self.pile.append(deck[taken])
-                taken += 1
-                phantom_dealt += 1
+        if self.phantom:
+            to_pile = deck[players:taken:places]
+            self.pile.extend(to_pile)
+            phantom_dealt = len(to_pile)
         del deck[:taken]
         for seat, cards in enumerate(new):
             hands[seat] = sorted(hands[seat] + cards)
@@ -289,7 +293,7 @@ class ModernArtState(CompactLogState):
                 self.legal = {"min": need, "max": purse}
                 return
             passed.append(seat)
-            log.append((None, "pass", seat))
+            log.append(PASSES[seat])
             if once_around and seat == self.auctioneer:
                 break
             seat = seat + 1 if seat + 1 < players else 0
@@ -355,7 +359,7 @@ class ModernArtState(CompactLogState):
                 self.legal = {"price": price}
                 return
             self.passed.append(seat)
-            self._entries.append((None, "decline", seat))
+            self._entries.append(DECLINES[seat])
             seat = seat + 1 if seat + 1 < players else 0
         self._sell(auctioneer, price)
 
@@ -413,8 +417,9 @@ class ModernArtState(CompactLogState):
             self.seat = buyer
             self.decision = "flip_phantom"
             self.legal = {}
-        else:
-            self._next_turn()
+        else:  # _next_turn, inlined: every auction ends here
+            seat = auctioneer + 1
+            self.upcoming = seat if seat < self.players else 0
 
     def _split_payments(self, buyer: int, price: int, auctioneer: int,
                         original: int) -> tuple[tuple[int, int | None, int], ...]:
@@ -522,7 +527,7 @@ class ModernArtState(CompactLogState):
         assert self.legal is not None and seat is not None  # a seat is deciding
         if bid is None:
             self.passed.append(seat)
-            self._entries.append((None, "pass", seat))
+            self._entries.append(PASSES[seat])
         elif type(bid) is not int:
             raise self._malformed(action)
         elif bid < self.high + 1 or bid > self.cash[seat]:
@@ -573,7 +578,7 @@ class ModernArtState(CompactLogState):
         if action["accept"]:
             return self._sell(seat, self.price)
         self.passed.append(seat)
-        self._entries.append((None, "decline", seat))
+        self._entries.append(DECLINES[seat])
         self._ask_accept(seat + 1 if seat + 1 < self.players else 0)
 
     def _on_flip_phantom(self, action: dict[str, Any]) -> None:

@@ -90,8 +90,15 @@ def check_load(state: SilkRoadState, action: Any) -> int:
     return good
 
 
+def _only_word(action: Any, word: str) -> bool:
+    """Whether ``action`` is exactly ``{"action": word}`` (the common pass and draw, checked in one step)."""
+    return type(action) is dict and len(action) == 1 and type(action.get("action")) is str and action["action"] == word
+
+
 def check_phase1(state: SilkRoadState, action: Any) -> tuple[str, Any]:
     """``("pass", None)``, ``("buy", card)`` or ``("swap", [(ship, good), ...])``."""
+    if _only_word(action, "pass"):
+        return "pass", None
     word = _word(state, action, PHASE1_WORDS)
     if word == "pass":
         _shape(state, action, WORD_KEYS)
@@ -151,6 +158,8 @@ def _check_swaps(state: SilkRoadState, action: dict[str, Any]) -> list[tuple[int
 
 def check_phase2(state: SilkRoadState, action: Any) -> tuple[int, list[int], list[int]] | None:
     """``None`` for a draw, or ``(good, cards, slots)`` for a delivery."""
+    if _only_word(action, "draw"):
+        return None
     word = _word(state, action, PHASE2_WORDS)
     if word == "draw":
         _shape(state, action, WORD_KEYS)

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from arena.errors import SetupError
+from arena.games.base import shuffle
 from arena.games.silk_road.cards import CARD_COUNT, GOOD_INDEX
 from arena.games.silk_road.state import SilkRoadState
 
@@ -27,7 +28,7 @@ def determinize(view: dict[str, Any], rng: random.Random) -> SilkRoadState:
     seen.update(covered)
     seen.update(view["absent"])
     unseen = [card for card in range(CARD_COUNT) if card not in seen]
-    rng.shuffle(unseen)
+    shuffle(unseen, rng)
     hands = []
     dealt = 0
     for other, player in enumerate(view["players"]):

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from arena.errors import SetupError
-from arena.games.base import check_card_ids, check_setup_keys, check_setup_money
+from arena.games.base import check_card_ids, check_setup_keys, check_setup_money, shuffle
 from arena.games.silk_road.cards import CARD_COUNT, HAND_SIZE, SLOTS
 
 MIN_PLAYERS = 2
@@ -24,7 +24,7 @@ KEYS = REQUIRED_KEYS + ("money",)
 def random_setup(players: int, start_money: int, rng: random.Random) -> dict[str, Any]:
     """All 66 cards shuffled: three to each hand, six to the market, the rest the deck."""
     cards = list(range(CARD_COUNT))
-    rng.shuffle(cards)
+    shuffle(cards, rng)
     hands = [sorted(cards[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(players)]
     dealt = players * HAND_SIZE
     return {
