@@ -10,6 +10,18 @@ alternating slices so that other processes' load falls on both alike; the
 ratio arena/baseline is the figure to watch. A game not registered (yet) is
 skipped with a note; one without a baseline is measured alone.
 
+Two more entries, taking turns with those two, split arena's time in two
+(``--no-parts`` leaves them out):
+
+- ``engine``: the engine alone: the setup shuffled, ``new_state``, and ``apply``
+  of each move of a recorded arena game (no bot, no runner, no view, no record);
+- ``runner``: the runner and the `random` bots alone: ``play_game`` as above,
+  over a scripted state that does no rule work (it steps through a recorded
+  game's seats, decisions, ``legal`` objects and views, ignoring the actions).
+
+``runner`` is what the protocol costs with these bots before any rule is
+applied: baseline/runner is the best ratio that any engine could reach here.
+
     python benchmarks/engine.py                      # modern-art x4, silk-road x3
     python benchmarks/engine.py modern-art:5 --seconds 5
 """
@@ -20,9 +32,10 @@ import argparse
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from arena.errors import ArenaError, UnknownGame
+from arena.games.base import GameResult, GameState
 from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
 
@@ -43,6 +56,10 @@ ISSUE_QUOTES = {("modern-art", 4): 900, ("silk-road", 3): 430}
 TARGET_RATIO = 0.8
 #: CPU seconds one engine plays before the other takes its turn
 SLICE_SECONDS = 0.5
+#: arena games recorded for the ``engine`` and ``runner`` entries (played over and over)
+RECORDED_GAMES = 50
+#: the recorded games' seeds start here, apart from the measured games' seeds
+RECORDED_SEED = 10**9
 
 #: plays the game of a seed and returns its number of decisions
 PlayOne = Callable[[int], int]
@@ -83,21 +100,135 @@ class Tally:
                 f"({self.games:,} games, {self.cpu:.1f} s CPU, {self.wall:.1f} s wall)")
 
 
-def arena_player(game_name: str, players: int, plugins) -> PlayOne:
-    """Play one arena game of ``seed`` with `random` bots through the real runner."""
+def arena_player(game_name: str, players: int, plugins, played: Any = None) -> Callable[..., int]:
+    """Play one arena game of ``seed`` with `random` bots through the real runner (of ``played``, a
+    stand-in game object, for the ``runner`` entry); ``kept``, when given, gets the record."""
     game = plugins.game(game_name)
     factory = plugins.bot("random").factory
     options = game.check_options(players, {})
     names = ["random"] * players
+    played = played or game
 
-    def play_one(seed: int) -> int:
-        setup = game.random_setup(players, options, random.Random(seed))
+    def play_one(seed: int, kept: list[Any] | None = None, setup: dict[str, Any] | None = None) -> int:
+        if setup is None:
+            setup = game.random_setup(players, options, random.Random(seed))
         seats = [InProcessBot(factory) for _ in range(players)]
-        record = play_game(game, options, setup, seats, names, game_id=f"bench/{seed}", seed=seed,
+        record = play_game(played, options, setup, seats, names, game_id=f"bench/{seed}", seed=seed,
                            bot_seeds=[derive_seed(seed, "bot", seat) for seat in range(players)])
+        if kept is not None:
+            kept.append(record)
         return len(record["moves"])
 
     return play_one
+
+
+#: what the runner reads of a state before a decision: ``(seat, decision, legal, log length, view of the seat)``
+#: (all None but the log length once the game is over)
+Stand = tuple[Any, Any, Any, int, Any]
+
+
+@dataclass
+class Recorded:
+    """An arena game of `random` bots, kept to be played again by the ``engine`` and ``runner`` entries."""
+
+    seed: int
+    setup: dict[str, Any]
+    actions: list[dict[str, Any]]
+    #: where the state stood before each action, and at the end
+    stands: list[Stand]
+    result: GameResult
+
+
+def record_games(game_name: str, players: int, plugins, count: int) -> list[Recorded]:
+    """Play ``count`` arena games (seeds from :data:`RECORDED_SEED`) and note every decision of each."""
+    game = plugins.game(game_name)
+    options = game.check_options(players, {})
+    play_one = arena_player(game_name, players, plugins)
+    games = []
+    for seed in range(RECORDED_SEED, RECORDED_SEED + count):
+        kept: list[Any] = []
+        play_one(seed, kept)
+        record = kept[0]
+        state = game.new_state(record["setup"], options)
+        actions = [move["action"] for move in record["moves"]]
+        stands: list[Stand] = []
+        for action in actions:
+            stands.append((state.seat, state.decision, state.legal, state.log_length(), state.view(state.seat)))
+            state.apply(action)
+        stands.append((None, None, None, state.log_length(), None))
+        games.append(Recorded(seed, record["setup"], actions, stands, state.result()))
+    return games
+
+
+def engine_player(game_name: str, players: int, plugins, games: list[Recorded]) -> PlayOne:
+    """The engine alone: shuffle a setup, then ``new_state`` and ``apply`` a recorded game's actions."""
+    game = plugins.game(game_name)
+    options = game.check_options(players, {})
+
+    def play_one(seed: int) -> int:
+        recorded = games[seed % len(games)]
+        game.random_setup(players, options, random.Random(recorded.seed))  # as arena's games do
+        state = game.new_state(recorded.setup, options)
+        apply = state.apply
+        for action in recorded.actions:
+            apply(action)
+        return len(recorded.actions)
+
+    return play_one
+
+
+class ScriptedState(GameState):
+    """A state that does no rule work: it steps through a recorded game, whatever the bots answer."""
+
+    def __init__(self, recorded: Recorded, players: int) -> None:
+        self.players = players
+        self.recorded = recorded
+        self.stands = recorded.stands
+        self.index = 0
+        self.log = []
+        self.seat, self.decision, self.legal, self.length, self.seen = self.stands[0]
+
+    def apply(self, action: dict[str, Any]) -> None:
+        self.index += 1
+        self.seat, self.decision, self.legal, self.length, self.seen = self.stands[self.index]
+
+    def log_length(self) -> int:
+        return self.length
+
+    def view(self, seat: int) -> dict[str, Any]:
+        return self.seen  # the recorded view, not a fresh copy: building views is the engine's work
+
+    def money(self) -> list[int]:
+        return list(self.recorded.result["money"])
+
+    def result(self) -> GameResult:
+        return self.recorded.result
+
+
+class ScriptedGame:
+    """The game object of the ``runner`` entry: each new state replays the recorded game set in ``next``."""
+
+    def __init__(self, name: str, players: int) -> None:
+        self.name = name
+        self.players = players
+        self.next: Recorded | None = None
+
+    def new_state(self, setup: dict[str, Any], options: dict[str, Any]) -> ScriptedState:
+        assert self.next is not None
+        return ScriptedState(self.next, self.players)
+
+
+def runner_player(game_name: str, players: int, plugins, games: list[Recorded]) -> PlayOne:
+    """The runner and the `random` bots alone: ``play_game`` over a :class:`ScriptedState`."""
+    scripted = ScriptedGame(game_name, players)
+    play_one = arena_player(game_name, players, plugins, scripted)
+
+    def play_scripted(seed: int) -> int:
+        recorded = scripted.next = games[seed % len(games)]
+        play_one(seed, setup=recorded.setup)  # no shuffle: setups are the engine's work
+        return len(recorded.actions)
+
+    return play_scripted
 
 
 def baseline_player(game_name: str, players: int) -> PlayOne:
@@ -133,6 +264,13 @@ def report(game_name: str, players: int, seconds: float, tallies: dict[str, Tall
         print(f"  arena/baseline: {ratio:.2f}x games/s, "
               f"{arena.decisions_per_second() / baseline.decisions_per_second():.2f}x decisions/s "
               f"(issue 18's target: {TARGET_RATIO:.1f}x or more: {'met' if ratio >= TARGET_RATIO else 'not met'})")
+        if "engine" in tallies:
+            # time per decision, as a share of the baseline's (decisions per game differ a little between entries)
+            share = {label: baseline.decisions_per_second() / tally.decisions_per_second()
+                     for label, tally in tallies.items()}
+            print(f"  time per decision, baseline = 1: arena {share['arena']:.2f} = engine alone {share['engine']:.2f}"
+                  f" + runner and bots alone {share['runner']:.2f} (sum {share['engine'] + share['runner']:.2f});"
+                  f" an engine that cost nothing would reach {1 / share['runner']:.2f}x")
     else:
         print(f"  no baseline engine for {game_name}: arena measured alone")
     quoted = ISSUE_QUOTES.get((game_name, players))
@@ -146,6 +284,8 @@ def main() -> None:
     parser.add_argument("tables", nargs="*", default=DEFAULT_TABLES, metavar="GAME:PLAYERS")
     parser.add_argument("--seconds", type=float, default=10.0,
                         help="CPU seconds per engine and game (default 10)")
+    parser.add_argument("--no-parts", action="store_true",
+                        help="measure arena and the baseline only, not the engine alone and the runner alone")
     args = parser.parse_args()
     plugins = get_plugins()
     for table in args.tables:
@@ -164,6 +304,10 @@ def main() -> None:
             parser.exit(2, f"engine.py: error: {error}\n")
         if game_name in BASELINES:
             engines["baseline"] = baseline_player(game_name, players)
+            if not args.no_parts:
+                games = record_games(game_name, players, plugins, RECORDED_GAMES)
+                engines["engine"] = engine_player(game_name, players, plugins, games)
+                engines["runner"] = runner_player(game_name, players, plugins, games)
         report(game_name, players, args.seconds, measure(engines, args.seconds))
 
 
