@@ -361,3 +361,36 @@ def test_fresh_still_discards_an_unreadable_store(tmp_path):
     (tmp_path / "results" / "cup" / "results.sqlite").write_bytes(b"not a database")
     result = run("run", path, "--results", str(tmp_path / "results"), "--sandbox", "none", "-j", "0", "--fresh")
     assert result.exit_code == 0, result.output
+
+
+# A sampled tournament with tables_per_entry = 64 or more (the file allowed 100,000): an IndexError traceback
+
+
+def test_sampled_tables_per_entry_beyond_the_design_is_one_line(tmp_path):
+    bots = [f"b{number}=random" for number in range(6)]
+    path = write_tournament(tmp_path, bots, "silk-road:2", deals=1, format="sampled", tables_per_entry=64)
+    one_line_error(run("run", path, "--sandbox", "none", "-j", "0"), "tournament.tables_per_entry",
+                   "from 1 to 62, got 64")
+
+
+def test_the_most_tables_per_entry_allowed_can_be_drawn():
+    from arena.formats.sampled import MAX_TABLES_PER_ENTRY, sampled_tables
+
+    for entries, players in ((6, 4), (9, 2), (7, 5)):
+        tables = sampled_tables([f"b{number}" for number in range(entries)], players, MAX_TABLES_PER_ENTRY, 1)
+        assert len(tables) >= entries * MAX_TABLES_PER_ENTRY // players
+
+
+# A round-robin of 30 entries at 5 seats and 100,000 deals (71 billion games): a minute of CPU, then memory
+
+
+@pytest.mark.parametrize("form, settings, says", [
+    ("round-robin", {}, "round-robin of 30 entries at 5 seats is 142,506 tables x 1,000 deals x 5 rotations"),
+    ("gauntlet", {}, "gauntlet of 30 entries at 5 seats is 23,751 tables x 1,000 deals"),
+    ("sampled", {"tables_per_entry": 62}, "sampled of 30 entries at 5 seats is 372 tables x 100,000 deals"),
+])
+def test_a_schedule_of_too_many_games_is_refused_before_it_is_built(tmp_path, form, settings, says):
+    bots = [f"b{number}=random" for number in range(30)]
+    deals = 100_000 if form == "sampled" else 1_000
+    path = write_tournament(tmp_path, bots, "modern-art:5", deals=deals, format=form, **settings)
+    one_line_error(run("run", path, "--sandbox", "none", "-j", "0"), "games[1]", says, "10,000,000", "fewer deals")

@@ -41,7 +41,7 @@ import numpy as np
 
 from arena.formats.seeding import derived
 
-__all__ = ["sampled_tables"]
+__all__ = ["MAX_TABLES_PER_ENTRY", "sampled_tables"]
 
 #: the penalty of a pair that met ``m`` times grows as ``BASE ** m``, so the draw first avoids a pair's
 #: third meeting before a second, and so on (a steeper penalty than squares evens the counts out better)
@@ -49,6 +49,8 @@ BASE = 3
 _PENALTY = BASE ** np.arange(-1, 65, dtype=np.float64)
 _ADD = (_PENALTY[2:] - _PENALTY[1:-1])  # m -> m + 1, indexed by m
 _REMOVE = np.concatenate([[0.0], _PENALTY[1:-2] - _PENALTY[2:-1]])  # m -> m - 1, indexed by m (0 for m = 0)
+#: the most tables per entry the penalties cover (a pair meets at most once per table, plus the filled last one)
+MAX_TABLES_PER_ENTRY = len(_ADD) - 2
 
 
 def sampled_tables(entries: list[str], players: int, tables_per_entry: int,
@@ -61,9 +63,9 @@ def sampled_tables(entries: list[str], players: int, tables_per_entry: int,
     :param seed: the tournament's seed or secret; the same arguments always give the same tables
     :returns: the tables; existing tables keep their place in the list when an entry is appended
     """
-    if players < 2 or tables_per_entry < 1 or len(entries) < 2:
-        raise ValueError(f"need at least 2 entries, 2 seats and 1 table per entry, got {len(entries)} entries, "
-                         f"{players} seats, {tables_per_entry} tables per entry")
+    if players < 2 or not 1 <= tables_per_entry <= MAX_TABLES_PER_ENTRY or len(entries) < 2:
+        raise ValueError(f"need at least 2 entries, 2 seats and 1 to {MAX_TABLES_PER_ENTRY} tables per entry, got "
+                         f"{len(entries)} entries, {players} seats, {tables_per_entry} tables per entry")
     if len(set(entries)) != len(entries):
         raise ValueError("entries must have distinct names")
     if len(entries) <= players:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -19,6 +20,7 @@ from typing import Any
 
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
+from arena.formats.sampled import MAX_TABLES_PER_ENTRY
 from arena.match import Limits
 from arena.plugins import Plugins
 from arena.sandbox.probe import REQUIRABLE
@@ -42,6 +44,8 @@ MAX_DEALS = 100_000
 #: the largest tournament file read (a thousand [[bots]] take about 50 KB)
 MAX_FILE_BYTES = 4 * 2**20
 MAX_SEED = 2**63 - 1
+#: the most games one tournament schedules (its store would hold hundreds of GB beyond)
+MAX_GAMES = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,7 @@ def parse_tournament(data: dict[str, Any], path: str, plugins: Plugins) -> Tourn
     entrants = _entrants(check, check.array_of_tables(data["bots"], "bots"), plugins,
                          os.path.dirname(os.path.abspath(path)))
     _check_who_plays(check, games, entrants, form, plugins)
+    _check_size(check, games, entrants, form, deals, settings.get("tables_per_entry"), plugins)
     require = _sandbox_require(check, data.get("sandbox", {}))
     return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings, require=require)
 
@@ -203,7 +208,6 @@ def parse_tournament(data: dict[str, Any], path: str, plugins: Plugins) -> Tourn
 #: the format settings each format takes; ``until`` is "rounds" (play them all) or "settled"
 FORMAT_SETTINGS = {"sampled": ("tables_per_entry",), "ladder": ("rounds", "until", "top")}
 UNTIL = ("rounds", "settled")
-MAX_TABLES_PER_ENTRY = 100_000
 MAX_ROUNDS = 100_000
 
 
@@ -351,3 +355,33 @@ def _check_who_plays(check: _Checker, games: tuple[GameEntry, ...], entrants: tu
         if form == "gauntlet" and not entrants[0].plays(game.name, plugins):
             raise check.fail("bots[1].spec", f"the first bot of a gauntlet meets everyone in every game, "
                                              f"but {entrants[0].name} does not play {game.name}")
+
+
+def _check_size(check: _Checker, games: tuple[GameEntry, ...], entrants: tuple[Entrant, ...], form: str,
+                deals: int, tables_per_entry: int | None, plugins: Plugins) -> None:
+    """Refuse a schedule of more than :data:`MAX_GAMES` games before it is built (a ladder's grows round by round)."""
+    total = 0
+    for number, game in enumerate(games, 1):
+        field = sum(1 for entrant in entrants if entrant.plays(game.name, plugins))
+        tables = _table_count(form, field, game.players, tables_per_entry)
+        count = tables * deals * game.players
+        total += count
+        if total > MAX_GAMES:
+            before = f" (with the games before it, {total:,})" if total != count else ""
+            instead = "" if form == "sampled" else ', or format = "sampled"'
+            raise check.fail(f"games[{number}]", f"{form} of {field} entries at {game.players} seats is {tables:,} "
+                                                 f"tables x {deals:,} deals x {game.players} rotations = {count:,} "
+                                                 f"games{before}, more than one tournament plays ({MAX_GAMES:,}); "
+                                                 f"use fewer deals{instead}")
+
+
+def _table_count(form: str, field: int, players: int, tables_per_entry: int | None) -> int:
+    """The tables of one game (as :func:`arena.tournament.schedule.seatings` and the sampled format draw them)."""
+    if form == "sampled":
+        per_entry = tables_per_entry or 1
+        return per_entry if field <= players else math.ceil(field * per_entry / players)
+    if form == "gauntlet":
+        return math.comb(field - 1, players - 1) if field - 1 >= players - 1 else 1
+    if form == "round-robin":
+        return math.comb(field, players) if field >= players else 1
+    return 0  # ladder: drawn round by round, as many rounds as the file allows
