@@ -394,3 +394,12 @@ def test_a_schedule_of_too_many_games_is_refused_before_it_is_built(tmp_path, fo
     deals = 100_000 if form == "sampled" else 1_000
     path = write_tournament(tmp_path, bots, "modern-art:5", deals=deals, format=form, **settings)
     one_line_error(run("run", path, "--sandbox", "none", "-j", "0"), "games[1]", says, "10,000,000", "fewer deals")
+
+
+# arena new-bot class: a distribution whose plugin says `from class.bot import Bot`, a SyntaxError when loaded
+
+
+@pytest.mark.parametrize("name", ["class", "import", "tests"])
+def test_new_bot_refuses_a_name_whose_package_cannot_work(tmp_path, name):
+    one_line_error(run("new-bot", name, "--dir", str(tmp_path / "bot")), f"bot name {name!r}", f"{name}-bot")
+    assert not (tmp_path / "bot").exists()

@@ -8,6 +8,7 @@ so an author's work is never overwritten.
 from __future__ import annotations
 
 import importlib.util
+import keyword
 import re
 from pathlib import Path
 
@@ -37,6 +38,10 @@ def check_name(name: str, plugins: Plugins) -> None:
             f"choose another"
         )
     package = package_name(name)
+    if keyword.iskeyword(package) or package == "tests":
+        reason = "the distribution's test folder" if package == "tests" else "a Python keyword"
+        raise ScaffoldError(f"bot name {name!r}: its package {package!r} is {reason} (the plugin could not import "
+                            f"it); choose another, e.g. {name}-bot")
     if importlib.util.find_spec(package) is not None:
         raise ScaffoldError(f"bot name {name!r}: a Python module {package!r} is already installed; choose another")
 
