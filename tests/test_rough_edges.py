@@ -403,3 +403,20 @@ def test_a_schedule_of_too_many_games_is_refused_before_it_is_built(tmp_path, fo
 def test_new_bot_refuses_a_name_whose_package_cannot_work(tmp_path, name):
     one_line_error(run("new-bot", name, "--dir", str(tmp_path / "bot")), f"bot name {name!r}", f"{name}-bot")
     assert not (tmp_path / "bot").exists()
+
+
+# Absurd limits on the command line (the tournament file bounds them): an OverflowError traceback or a refused bot
+
+
+@pytest.mark.parametrize("command", [
+    ["play", *SILK],
+    ["check-bot", "random", "-g", "silk-road", "-n", "1", "--sandbox", "none"],
+    ["compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sandbox", "none", "--deals", "1"],
+], ids=["play", "check-bot", "compare"])
+@pytest.mark.parametrize("option, value", [("--move-ms", "999999999999999"), ("--start-ms", "999999999999999"),
+                                           ("--bank-ms", "99999999999999999999"), ("--memory-mb", "99999999999999")])
+def test_command_line_limits_have_the_tournament_files_bounds(command, option, value):
+    result = run(*command, option, value)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1].startswith(f"Error: Invalid value for '{option}': {value} is not in the "
+                                                     "range "), result.stderr
