@@ -28,7 +28,7 @@ from arena.runs.options import parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
-from arena.seating import SANDBOX_MODES, close_seats, open_seat
+from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
 from arena.tournament.config import LIMIT_RANGES, GameEntry
 from arena.versions import entrant_version
@@ -248,7 +248,8 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
         game.check_setup(setup, options)
     limits = Limits(start_ms=start_ms, move_ms=move_ms, bank_ms=bank_ms, memory_mb=memory_mb,
                     max_faults=max_faults)
-    check_entrants(entrants, GameEntry(game.name, len(entrants), options), plugins, sandbox, limits)
+    with bot_prints_to_stderr():
+        check_entrants(entrants, GameEntry(game.name, len(entrants), options), plugins, sandbox, limits)
     if seed is None:  # drawn once everything is checked: a refused game prints no seed to play it again
         seed = random.SystemRandom().randrange(2**31)
         click.echo(f"arena: seed {seed} (add --seed {seed} to play this game again)", err=True)
@@ -257,15 +258,16 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     names = [entrant.name for entrant in entrants]
     seats: list[Seat] = []
     final: list[GameState] = []
-    try:
-        seats = [open_seat(entrant, sandbox, limits, plugins) for entrant in entrants]
-        if trace:
-            seats = [TracedSeat(seat, number, name) for number, (seat, name) in enumerate(zip(seats, names))]
-        record = play_game(game, options, setup, seats, names, game_id=f"play/{game.name}/{seed}",
-                           seed=seed, bot_seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seats))],
-                           limits=limits, keep_state=final)
-    finally:
-        close_seats(seats)
+    with bot_prints_to_stderr():
+        try:
+            seats = [open_seat(entrant, sandbox, limits, plugins) for entrant in entrants]
+            if trace:
+                seats = [TracedSeat(seat, number, name) for number, (seat, name) in enumerate(zip(seats, names))]
+            record = play_game(game, options, setup, seats, names, game_id=f"play/{game.name}/{seed}",
+                               seed=seed, bot_seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seats))],
+                               limits=limits, keep_state=final)
+        finally:
+            close_seats(seats)
     if record_path:
         try:
             with open(record_path, "w", encoding="utf-8") as handle:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
-from typing import Any, Sequence
+import sys
+from typing import Any, Iterator, Sequence
 
 from arena.entrants import Entrant
 from arena.match import InProcessBot, Limits, Seat
@@ -25,6 +27,18 @@ def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Plugins) 
     if sandbox == "none" and entrant.kind != "cmd":
         return InProcessBot(entrant.factory(plugins))
     return open_process_bot(entrant, limits, plugins, isolate=(sandbox == "process"))
+
+
+@contextlib.contextmanager
+def bot_prints_to_stderr() -> Iterator[None]:
+    """While games are played: what an in-process bot (``--sandbox none``) prints goes to stderr.
+
+    Such a bot shares this process's stdout (and forked workers inherit it), so
+    its ``print`` would land in the middle of what the command prints: a game
+    record, a leaderboard, JSON that a pipe reads.
+    """
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def close_seats(seats: Sequence[Seat]) -> None:

@@ -420,3 +420,44 @@ def test_command_line_limits_have_the_tournament_files_bounds(command, option, v
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines()[-1].startswith(f"Error: Invalid value for '{option}': {value} is not in the "
                                                      "range "), result.stderr
+
+
+# A Python bot that prints, played in-process (--sandbox none): its lines in the middle of the record or leaderboard
+
+
+@pytest.fixture
+def chatty(tmp_path, monkeypatch) -> str:
+    """The spec of a py: bot that prints a line at every decision."""
+    (tmp_path / "chatty_bot.py").write_text(
+        "from arena_bots.random_bot import RandomBot\n\n\n"
+        "class ChattyBot(RandomBot):\n"
+        "    def start(self, info):\n"
+        "        print('hello')\n"
+        "        super().start(info)\n\n"
+        "    def decide(self, request):\n"
+        "        print('thinking...')\n"
+        "        return super().decide(request)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "chatty=py:chatty_bot:ChattyBot"
+
+
+def test_an_in_process_bots_prints_stay_out_of_play_json(chatty):
+    result = run("play", "silk-road", "-b", chatty, "-b", "random", "--sandbox", "none", "--seed", "1", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["players"] == ["chatty", "random"]
+    assert "thinking..." in result.stderr and "hello" in result.stderr
+
+
+@pytest.mark.parametrize("jobs", ["0", "1"])
+def test_an_in_process_bots_prints_stay_out_of_the_leaderboard(chatty, tmp_path, jobs):
+    path = write_tournament(tmp_path, [chatty, "random"], "silk-road:2", deals=1)
+    result = run("run", path, "--sandbox", "none", "-j", jobs)
+    assert result.exit_code == 0, result.output
+    assert "thinking..." not in result.stdout and "hello" not in result.stdout
+
+
+def test_an_in_process_bots_prints_stay_out_of_compare_json(chatty):
+    result = run("compare", "silk-road", "--candidate", chatty, "--baseline", "random", "--sandbox", "none",
+                 "-j", "0", "--deals", "1", "--json")
+    assert result.exit_code == 3, result.output
+    assert json.loads(result.stdout)["verdict"]

@@ -14,6 +14,7 @@ from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
+from arena.seating import bot_prints_to_stderr
 from arena.tournament.config import LIMIT_RANGES
 
 DEFAULT_MAX_GAMES = 2000
@@ -144,8 +145,9 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     click.echo(weaknesses() if sandbox == "process" else "sandbox: none (bots run in the runner's processes, "
                "trusted code only)", err=True)
     try:
-        outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
-                                 scheduler=scheduler, sandbox=sandbox, fresh=fresh)
+        with bot_prints_to_stderr():
+            outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
+                                     scheduler=scheduler, sandbox=sandbox, fresh=fresh)
     except Interrupted as stop:
         click.echo(f"stopped: {stop}", err=True)
         ctx.exit(exit_status_of_signal(stop.signum))

@@ -16,6 +16,7 @@ from arena.plugins import get_plugins
 from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
+from arena.seating import bot_prints_to_stderr
 from arena.standings import FORMATS
 from arena.tournament.config import load_tournament
 
@@ -51,8 +52,9 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
 
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
-    outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
-                             fresh=fresh, announce=lambda line: click.echo(line, err=True))
+    with bot_prints_to_stderr():
+        outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
+                                 fresh=fresh, announce=lambda line: click.echo(line, err=True))
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store)
