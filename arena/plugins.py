@@ -104,7 +104,13 @@ class Plugins:
             self._register(module, module_name, "arena", __version__)
         only = _env_names("ARENA_LOAD_PLUGINS")
         blocked = _env_names("ARENA_DISABLE_PLUGINS") or set()
-        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+        installed = sorted({entry_point.name for entry_point in entry_points})
+        for variable, names in (("ARENA_LOAD_PLUGINS", only or set()), ("ARENA_DISABLE_PLUGINS", blocked)):
+            for name in sorted(names - set(installed)):  # a misspelt name would otherwise change nothing, silently
+                _warn(f"{variable} names {name!r}, which is no installed plugin (installed: "
+                      f"{', '.join(installed) or 'none'})")
+        for entry_point in entry_points:
             if entry_point.name in blocked or (only is not None and entry_point.name not in only):
                 continue
             dist = entry_point.dist

@@ -461,3 +461,14 @@ def test_an_in_process_bots_prints_stay_out_of_compare_json(chatty):
                  "-j", "0", "--deals", "1", "--json")
     assert result.exit_code == 3, result.output
     assert json.loads(result.stdout)["verdict"]
+
+
+# ARENA_LOAD_PLUGINS / ARENA_DISABLE_PLUGINS with a misspelt name: no plugin loaded (or none blocked), not a word
+
+
+@pytest.mark.parametrize("variable", ["ARENA_LOAD_PLUGINS", "ARENA_DISABLE_PLUGINS"])
+def test_a_plugin_switch_naming_no_installed_plugin_warns(monkeypatch, fresh_plugins, capsys, variable):
+    monkeypatch.setenv(variable, "reference-bot, reference-bots")
+    fresh_plugins()
+    assert capsys.readouterr().err == (f"arena: warning: {variable} names 'reference-bot', which is no installed "
+                                       "plugin (installed: reference-bots)\n")
