@@ -472,3 +472,18 @@ def test_a_plugin_switch_naming_no_installed_plugin_warns(monkeypatch, fresh_plu
     fresh_plugins()
     assert capsys.readouterr().err == (f"arena: warning: {variable} names 'reference-bot', which is no installed "
                                        "plugin (installed: reference-bots)\n")
+
+
+# arena report -o DIR into a folder of one's own: every .html file in DIR/games was deleted
+
+
+def test_report_into_a_folder_keeps_files_it_did_not_write(folder, tmp_path):
+    pytest.importorskip("matplotlib")
+    (tmp_path / "site" / "games").mkdir(parents=True)
+    mine = tmp_path / "site" / "games" / "my-notes.html"
+    mine.write_text("<p>mine</p>")
+    for _ in range(2):  # the second report clears the first one's replay pages
+        result = run("report", folder, "--replays", "1", "-o", str(tmp_path / "site"))
+        assert result.exit_code == 0, result.output
+    assert mine.read_text() == "<p>mine</p>"
+    assert len(list((tmp_path / "site" / "games").glob("0*.html"))) == 1  # one table, one page

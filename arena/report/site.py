@@ -150,6 +150,10 @@ def thinned(points: list[Point], most: int = CHART_POINTS) -> list[Point]:
     return [points[round(number * step)] for number in range(most)]
 
 
+#: the file names :func:`page_name` gives
+PAGE_NAME = re.compile(r"\d{5,}-[A-Za-z0-9._-]*\.html")
+
+
 def page_name(order: int, record: dict[str, Any]) -> str:
     """The replay page's file name: its place in the schedule and its id, safe on every file system."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(record.get("id", "game"))).strip("-")
@@ -163,7 +167,7 @@ def _clear_old_pages(out: str) -> None:
     """Remove the replay pages of an earlier report into ``out`` (another sample may be drawn now)."""
     folder = os.path.join(out, "games")
     for name in os.listdir(folder):
-        if name.endswith(".html"):
+        if PAGE_NAME.fullmatch(name):  # only pages named as page_name names them: never someone's own files
             os.remove(os.path.join(folder, name))
 
 
