@@ -159,7 +159,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
 
     A request carries the game's pipes and, with cgroups, its slot's
     ``cgroup.procs`` and folder; the answer is ``{"game": N, "forked": PID}``
-    (or ``"error"``), and later ``{"game": N, "exited": STATUS}`` when the bot
+    with the bot's pidfd (or ``"error"``), and later ``{"game": N, "exited": STATUS}`` when the bot
     is gone (this process is its parent, and reaps it).
     """
     gc.collect()
@@ -198,7 +198,8 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
                 if pid > 0:
                     games[pidfd] = request["game"], pid
                     waiting.register(pidfd, selectors.EVENT_READ)
-                    control.send(orjson.dumps({"game": request["game"], "forked": pid}))
+                    # with its pidfd: the runner signals the bot through it and reads its own id of it there
+                    socket.send_fds(control, [orjson.dumps({"game": request["game"], "forked": pid})], [pidfd])
             else:
                 number, pid = games.pop(key.fd)
                 waiting.unregister(key.fd)

@@ -118,15 +118,18 @@ class ForkedGame:
     child); its exit status comes from the template over the control socket.
     """
 
-    def __init__(self, owner: "ProcessBot", number: int, pid: int) -> None:
+    def __init__(self, owner: "ProcessBot", number: int, pid: int, pidfd: int | None = None) -> None:
         self.owner = owner
         self.number = number
         self.pid = pid
         self.returncode: int | None = None
-        try:  # signalled through a pidfd: never another process that got its id after it was reaped
-            self.pidfd: int | None = os.pidfd_open(pid)
-        except (OSError, AttributeError):
-            self.pidfd = None
+        # signalled through a pidfd (the template's, or one opened now): never another process that got its id
+        self.pidfd = pidfd
+        if pidfd is None:
+            try:
+                self.pidfd = os.pidfd_open(pid)
+            except (OSError, AttributeError):
+                pass
 
     def bot(self) -> int:
         """The bot's pid."""
@@ -196,6 +199,7 @@ class ProcessBot:
         self.protections = protections or detected_protections()
         self.readable = readable if isolate and self.protections.filesystem else None
         self.template = template and isolate and self.protections.fork_template
+        self.keep = covered(self.readable or [])  # read-only paths under the scratch, bound again in every game
         self.has_cpu_clock = self.protections.cpu_clock != "wall"
         #: wall time counts at 1/wall_factor; without a CPU clock, in full
         self.wall_factor = WALL_FACTOR if self.has_cpu_clock else 1
@@ -250,6 +254,7 @@ class ProcessBot:
         self.buffer = bytearray()
         self.resync = False
         self.stderr_capture.new_game()
+        self.spawn_error = None  # a new attempt (after a failed one, the template is started afresh)
         if self.template:
             self._fork_game()
             return
@@ -328,7 +333,6 @@ class ProcessBot:
         os.set_blocking(output_r, False)
         self.forks = True
         self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
-        self.template_level = self._namespace_level(self.template_pid)
         self.template_ready = False  # until it says so (its first game is asked meanwhile: seats boot in parallel)
 
     def _drain_template_output(self) -> None:
@@ -350,12 +354,14 @@ class ProcessBot:
         if not self.control_poll.poll(max(timeout, 0) * 1000):
             return None
         try:
-            data = self.control.recv(4096)
+            data, fds, _, _ = socket.recv_fds(self.control, 4096, 1)
         except OSError:
             return None
         if not data:
             return None
         message: dict[str, Any] = orjson.loads(data)
+        if fds:  # the pidfd of a game's bot, with its "forked" message
+            message["pidfd"] = fds[0]
         if message.get("ready"):
             self.template_ready = True
             self._drain_template_output()
@@ -367,7 +373,7 @@ class ProcessBot:
         """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
         message = self._control_message(timeout)
         if message is None:
-            if self.template_process is not None and self.template_process.poll() is not None:
+            if self.template_process is not None and not self._template_alive():
                 if self.process is not None and self.process.returncode is None:
                     self.process.returncode = -signal.SIGKILL
             return
@@ -413,12 +419,19 @@ class ProcessBot:
                 break
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
-            del self.replies[old]  # earlier games' late exit statuses: nobody asks for them any more
-        pid = self._game_pid(reply["forked"]) if "forked" in reply else None
+            self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
+        # the bot's id as this runner sees it, read from the pidfd the template sent with it (never from the
+        # template's list of children, which misses a child while another one exits)
+        pidfd = reply.pop("pidfd", None)
+        pid = self._pid_of(pidfd) if "forked" in reply and pidfd is not None else None
+        if not pid and pidfd is not None:
+            os.close(pidfd)
+            pidfd = None
         if not pid and "forked" in reply:  # its bot is gone already: say why, if it said
             end = time.monotonic() + 1
             while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end:
-                self._control_message(max(end - time.monotonic(), 0))
+                if self._control_message(max(end - time.monotonic(), 0)) is None and not self._template_alive():
+                    break
             reply = self.replies.get(number, {})
             if "exited" in reply and "error" not in reply:
                 reply["error"] = f"the game's bot exited with status {reply['exited']} before the game"
@@ -433,7 +446,7 @@ class ProcessBot:
             self._close_template()
             return
         self.spawn_error = None
-        self.process = ForkedGame(self, number, pid)
+        self.process = ForkedGame(self, number, pid, pidfd)
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
         self._take_pipes(*ours)
@@ -445,7 +458,7 @@ class ProcessBot:
 
     def _ask_fork(self) -> None:
         """Send the template the pipes of a new game (starting the template first if need be)."""
-        if self.template_process is None or self.template_process.poll() is not None:
+        if not self._template_alive():
             self._close_template()
             self._start_template()
             if self.spawn_error:
@@ -455,7 +468,7 @@ class ProcessBot:
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         self._resume()
-        request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": covered(self.readable or [])}
+        request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep}
         slot = []
         if self.cgroup and self.cgroup.core:
             self.cgroup.open_slots(self.uid)
@@ -468,41 +481,32 @@ class ProcessBot:
             os.close(fd)
         self.pending = (self.games, ours)
 
-    @staticmethod
-    def _namespace_level(pid: int) -> int:
-        """How deep ``pid``'s PID namespace is below the runner's (0: the same)."""
-        try:
-            with open(f"/proc/{pid}/status", "rb") as handle:
-                for line in handle:
-                    if line.startswith(b"NSpid:"):
-                        return len(line.split()) - 2
-        except OSError:
-            pass
-        return 0
+    def _template_alive(self) -> bool:
+        return self.template_process is not None and self.template_process.poll() is None
 
-    def _game_pid(self, inner_pid: int) -> int | None:
-        """The runner's id of the template's child ``inner_pid`` (an id in the template's PID namespace)."""
+    def _forget(self, number: int) -> None:
+        """Drop what the template said about game ``number`` (closing its bot's pidfd, if unused)."""
+        pidfd = self.replies.pop(number, {}).get("pidfd")
+        if pidfd is not None:
+            os.close(pidfd)
+
+    @staticmethod
+    def _pid_of(pidfd: int) -> int | None:
+        """The runner's id of the process behind ``pidfd`` (None once it is gone)."""
         try:
-            with open(f"/proc/{self.template_pid}/task/{self.template_pid}/children", "rb") as handle:
-                children = [int(pid) for pid in handle.read().split()]
-        except OSError:
-            return None
-        level = self.template_level  # where the template's namespace is in a child's NSpid line
-        for pid in children:
-            try:
-                with open(f"/proc/{pid}/status", "rb") as handle:
-                    for line in handle:
-                        if line.startswith(b"NSpid:"):
-                            ids = line.split()[1:]
-                            if len(ids) > level and int(ids[level]) == inner_pid:
-                                return pid
-                            break
-            except (OSError, ValueError):
-                continue
+            with open(f"/proc/self/fdinfo/{pidfd}", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"Pid:"):
+                        pid = int(line.split()[1])
+                        return pid if pid > 0 else None
+        except (OSError, ValueError):
+            pass
         return None
 
     def _close_template(self) -> None:
         """End the template and all its games; remove its cgroup."""
+        for number in list(self.replies):
+            self._forget(number)
         if self.pending is not None:
             for fd in self.pending[1]:
                 os.close(fd)
