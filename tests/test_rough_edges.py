@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import errno
 import json
+import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from click.testing import CliRunner, Result
@@ -426,9 +428,9 @@ def test_command_line_limits_have_the_tournament_files_bounds(command, option, v
 
 
 @pytest.fixture
-def chatty(tmp_path, monkeypatch) -> str:
-    """The spec of a py: bot that prints a line at every decision."""
-    (tmp_path / "chatty_bot.py").write_text(
+def chatty(tmp_path, monkeypatch) -> Iterator[str]:
+    """The spec of a py: bot that prints a line at every decision (its module forgotten afterwards)."""
+    (tmp_path / "rough_edges_chatty.py").write_text(
         "from arena_bots.random_bot import RandomBot\n\n\n"
         "class ChattyBot(RandomBot):\n"
         "    def start(self, info):\n"
@@ -438,7 +440,8 @@ def chatty(tmp_path, monkeypatch) -> str:
         "        print('thinking...')\n"
         "        return super().decide(request)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    return "chatty=py:chatty_bot:ChattyBot"
+    yield "chatty=py:rough_edges_chatty:ChattyBot"
+    sys.modules.pop("rough_edges_chatty", None)
 
 
 def test_an_in_process_bots_prints_stay_out_of_play_json(chatty):
