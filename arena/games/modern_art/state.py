@@ -36,6 +36,7 @@ from arena.games.modern_art.events import RENDERERS
 from arena.games.modern_art.setup import MAX_PLAYERS
 from arena.games.modern_art.views import build_view
 
+ARTIST_RANGE = range(len(ARTISTS))
 #: each seat's ``pass`` and ``decline`` entries, noted often: shared rather than made each time
 PASSES = tuple((None, "pass", seat) for seat in range(MAX_PLAYERS))
 DECLINES = tuple((None, "decline", seat) for seat in range(MAX_PLAYERS))
@@ -172,7 +173,7 @@ class ModernArtState(CompactLogState):
         """Deal (rounds 2 and 3) and begin with ``starter``; a round with every hand empty ends at once."""
         while True:
             new, phantom_dealt = self._deal()
-            self._entries.append((None, "round_start", self.round + 1, starter, tuple([len(cards) for cards in new]),
+            self._entries.append((None, "round_start", self.round + 1, starter, tuple(map(len, new)),
                                   phantom_dealt, len(self.deck)))
             for seat, cards in enumerate(new):
                 if cards:
@@ -455,13 +456,18 @@ class ModernArtState(CompactLogState):
     def _end_round(self, ender: int) -> None:
         """Rank the artists, place markers, pay for the paintings bought; the next round starts at ender's left."""
         counts, markers, round_ = self.counts, self.markers, self.round
-        # a stable sort: among equal counts the artist further left on the board comes first
-        ranked = [artist for artist in sorted(range(len(ARTISTS)), key=counts.__getitem__, reverse=True)
-                  if counts[artist]][: len(MARKERS)]
+        # a stable sort: among equal counts the artist further left on the board comes first; the
+        # artists with no card this round come last, so dropping them from the top three is enough
+        ranked = [artist for artist in sorted(ARTIST_RANGE, key=counts.__getitem__, reverse=True)[: len(MARKERS)]
+                  if counts[artist]]
+        values = [0] * len(ARTISTS)
         for place, artist in enumerate(ranked):
             markers[artist][round_] = MARKERS[place]
-        values = [sum(markers[artist][: round_ + 1]) if artist in ranked else 0 for artist in range(len(ARTISTS))]
-        payouts = [sum([values[CARD_ARTIST[card]] for card in cards]) for cards in self.bought]
+            values[artist] = sum(markers[artist][: round_ + 1])
+        # each painting sells for its artist's value (mapped in C: a round ends four times a game)
+        value_of = values.__getitem__
+        artist_of = CARD_ARTIST.__getitem__
+        payouts = [sum(map(value_of, map(artist_of, cards))) for cards in self.bought]
         for seat, amount in enumerate(payouts):
             self.cash[seat] += amount
         reason = "fifth card" if ROUND_ENDING_COUNT in counts else "hands empty"

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.silk_road.cards import GOOD_INDEX, GOODS, SLOTS, SPECIALS, good_of
+from arena.games.silk_road.cards import CARDS_PER_GOOD, GOOD_INDEX, GOODS, SLOTS, SPECIALS, good_of
 
 if TYPE_CHECKING:  # for the annotations only: the state imports this module
     from arena.games.silk_road.state import SilkRoadState
@@ -125,10 +125,14 @@ def _check_swaps(state: SilkRoadState, action: dict[str, Any]) -> list[tuple[int
         raise _refuse(MalformedAction, state, "swaps must be a list of {ship, good} objects", action)
     swaps = []
     for entry in entries:
-        if type(entry) is not dict or entry.keys() != SWAP_ENTRY_KEYS or type(entry["ship"]) is not int:
+        # (two keys, both there: the keys are exactly SWAP_ENTRY_KEYS)
+        if (type(entry) is not dict or len(entry) != len(SWAP_ENTRY_KEYS) or "ship" not in entry
+                or "good" not in entry or type(entry["ship"]) is not int):
             raise _refuse(MalformedAction, state,
                           "each swap must be an object {\"ship\": integer, \"good\": good}", action)
-        swaps.append((entry["ship"], _good(state, entry["good"], action)))
+        name = entry["good"]
+        good = GOOD_INDEX.get(name) if type(name) is str else None
+        swaps.append((entry["ship"], _good(state, name, action) if good is None else good))
     assert state.legal is not None and state.seat is not None  # a seat is deciding
     rule = state.legal["swap"]
     if rule is None:
@@ -164,27 +168,31 @@ def check_phase2(state: SilkRoadState, action: Any) -> tuple[int, list[int], lis
     if word == "draw":
         _shape(state, action, WORD_KEYS)
         return None
-    _shape(state, action, PLAY_KEYS)
+    if len(action) != len(PLAY_KEYS) or "cards" not in action or "slots" not in action:
+        _shape(state, action, PLAY_KEYS)  # (it has "action") refused: a key missing or one too many
     cards = _int_list(state, action, "cards")
     slots = _int_list(state, action, "slots")
-    if len(cards) != len(slots):
+    count = len(cards)
+    if count != len(slots):
         raise _refuse(MalformedAction, state, "cards and slots must have the same length", action)
-    if not cards:
+    if not count:
         raise _refuse(IllegalAction, state, "a delivery plays at least one card", action)
     assert state.seat is not None  # a seat is deciding
     hand = state.hands[state.seat]
     for card in cards:
         if card not in hand:
             raise _refuse(IllegalAction, state, f"card {card} is not in hand", action)
-    if len(set(cards)) != len(cards):
-        raise _refuse(IllegalAction, state, "a card is played twice", action)
     good = good_of(cards[0])
-    if any(good_of(card) != good for card in cards):
-        raise _refuse(IllegalAction, state, "the cards of one delivery must all be of one good", action)
+    if count > 1:  # (one card is one good, on one slot)
+        if len(set(cards)) != count:
+            raise _refuse(IllegalAction, state, "a card is played twice", action)
+        for card in cards:
+            if card // CARDS_PER_GOOD != good:
+                raise _refuse(IllegalAction, state, "the cards of one delivery must all be of one good", action)
     for slot in slots:
         if not 0 <= slot < SLOTS:
             raise _refuse(IllegalAction, state, f"no market slot {slot} (slots 0 to {SLOTS - 1})", action)
-    if len(set(slots)) != len(slots):
+    if count > 1 and len(set(slots)) != count:
         raise _refuse(IllegalAction, state, "each card must cover a different slot", action)
     return good, cards, slots
 

@@ -3,8 +3,9 @@
 The engine notes ``(audience, kind, field, ...)`` (see
 :class:`arena.games.base.CompactLogState`); its builder in :data:`RENDERERS` turns one into the
 event of docs/games/silk-road.md, with the keys in their documented order.
-Rare events (the setup, the deals, the game's end) are noted as ready
-``(audience, event)`` pairs and need no renderer.
+The game's end, rare, is noted as a ready ``(audience, event)`` pair and needs
+no renderer; the setup and the deals, one game each, are compact too, as a
+new game's cost counts in every short one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,18 @@ from arena.games.silk_road.cards import CARD_GOOD_NAMES, GOODS
 def _cards(cards: tuple[int, ...]) -> list[dict[str, Any]]:
     names = CARD_GOOD_NAMES
     return [{"id": card, "good": names[card]} for card in cards]
+
+
+def _setup(players: int, first: int, market: tuple[int | None, ...], deck: int, money: tuple[int, ...],
+           hand_sizes: tuple[int, ...]) -> dict[str, Any]:
+    names = CARD_GOOD_NAMES
+    return {"type": "setup", "players": players, "first": first,
+            "market": [None if card is None else {"id": card, "good": names[card]} for card in market],
+            "deck": deck, "money": list(money), "hand_sizes": list(hand_sizes)}
+
+
+def _deal(seat: int, cards: tuple[int, ...]) -> dict[str, Any]:
+    return {"type": "deal", "seat": seat, "cards": _cards(cards)}
 
 
 def _pass(seat: int) -> dict[str, Any]:
@@ -56,6 +69,8 @@ def _drawn(seat: int, cards: tuple[int, ...]) -> dict[str, Any]:
 
 #: each kind's event builder, called with the entry's fields
 RENDERERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "setup": _setup,
+    "deal": _deal,
     "pass": _pass,
     "load": _load,
     "swap": _swap,

@@ -33,14 +33,12 @@ from arena.games.silk_road.cards import (
     SETUP_SHIPS,
     SLOTS,
     SPECIALS,
-    card_view,
     good_of,
     special_supply,
 )
 from arena.games.silk_road.events import RENDERERS
 from arena.games.silk_road.views import build_view
 
-GOOD_RANGE = range(len(GOODS))
 CHEAPEST = min(COSTS.values())
 
 
@@ -62,14 +60,10 @@ class SilkRoadState(CompactLogState):
             specials=[{"license": 0, "porter": 0, "exchange": 0} for _ in range(players)],
             supply=special_supply(players), first=setup["first"], active=setup["first"], phase="loading",
         )
-        self._entries.append((None, {
-            "type": "setup", "players": players, "first": self.first,
-            "market": [None if card is None else card_view(card) for card in self.market],
-            "deck": len(self.deck), "money": list(self.coins),
-            "hand_sizes": [len(hand) for hand in self.hands],
-        }))
+        self._entries.append((None, "setup", players, self.first, tuple(self.market), len(self.deck),
+                              tuple(self.coins), tuple(map(len, self.hands))))
         for seat, hand in enumerate(self.hands):
-            self._entries.append((seat, {"type": "deal", "seat": seat, "cards": [card_view(card) for card in hand]}))
+            self._entries.append((seat, "deal", seat, tuple(hand)))
         self.resume()
 
     def place(self, *, hands: list[list[int]], market: list[int | None], covered: list[int], deck: list[int],
@@ -88,7 +82,11 @@ class SilkRoadState(CompactLogState):
         self.deck = deck[::-1]
         self.coins = list(coins)
         self.ships = [list(cargo) for cargo in ships]
-        self.markers = [MARKERS_PER_GOOD - sum(cargo.count(good) for cargo in self.ships) for good in GOOD_RANGE]
+        self.markers = [MARKERS_PER_GOOD] * len(GOODS)
+        for cargo in self.ships:
+            for good in cargo:
+                if good >= 0:  # (-1: not loaded yet)
+                    self.markers[good] -= 1
         self._count_free_goods()
         self.licenses = [held["license"] for held in specials]
         self.porters = [held["porter"] for held in specials]
