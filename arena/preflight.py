@@ -17,6 +17,7 @@ so thirty entrants take about as long as the slowest one.
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -32,6 +33,9 @@ from arena.seating import close_seats, open_seat
 from arena.versions import module_importable
 
 __all__ = ["check_entrants"]
+
+#: the interpreter a hint suggests for a script without its execute bit, by extension
+INTERPRETERS = {".py": "python3", ".js": "node", ".sh": "sh", ".rb": "ruby", ".pl": "perl", ".lua": "lua"}
 
 #: the wall-clock time a check may take beyond three times ``start_ms`` (booting processes on a busy machine)
 SLACK_S = 10.0
@@ -116,6 +120,14 @@ def _cause(entrant: Entrant, cause: str, base_dir: str | None, sandbox: str) -> 
     folder = base_dir or entrant.base_dir
     if entrant.kind == "cmd" and "No such file" in cause and folder:
         cause += f" (relative paths resolve against {folder})"
+    if entrant.kind == "cmd" and "Permission denied" in cause and entrant.command:
+        program = entrant.command[0]
+        if os.path.isdir(program):
+            cause += " (it is a folder: name the program in it)"
+        elif os.path.isfile(program) and not os.access(program, os.X_OK):
+            interpreter = INTERPRETERS.get(os.path.splitext(program)[1], "INTERPRETER")
+            cause += (f" (it is not executable: chmod +x it, or name its interpreter first, e.g. "
+                      f"cmd:{interpreter} {os.path.basename(program)})")
     module = entrant.target.partition(":")[0]
     if (entrant.kind == "py" and sandbox != "none" and ("find module" in cause or "No module named" in cause)
             and module_importable(module)):

@@ -490,3 +490,16 @@ def test_report_into_a_folder_keeps_files_it_did_not_write(folder, tmp_path):
         assert result.exit_code == 0, result.output
     assert mine.read_text() == "<p>mine</p>"
     assert len(list((tmp_path / "site" / "games").glob("0*.html"))) == 1  # one table, one page
+
+
+# A cmd: bot that is a script without its execute bit, or a folder: "cannot start '/x/bot.py': Permission denied"
+
+
+def test_a_cmd_bot_that_is_not_executable_says_how_to_run_it(tmp_path):
+    script = tmp_path / "bot.py"
+    script.write_text("print('hi')\n")
+    script.chmod(0o644)
+    one_line_error(run("play", "silk-road", "-b", "random", "-b", f"x=cmd:{script}", "--sandbox", "none"),
+                   "bot x cannot play", "not executable", "cmd:python3 bot.py")
+    one_line_error(run("play", "silk-road", "-b", "random", "-b", f"x=cmd:{tmp_path}", "--sandbox", "none"),
+                   "bot x cannot play", "it is a folder")
