@@ -14,8 +14,11 @@ answer to the next ``start``: forked from a template, a new host interpreter
 what freezing costs per decision (a thaw and a freeze of the bot's cgroup), and the floor of
 any fresh Python process per game: the CPU time of a bare fork and exit of a
 process the size of a template.
-Both runs are repeated with every process pinned to one core (bots inherit
-the runner's affinity).
+Each row also gives its CPU time per decision: the runner's and every bot
+process's (their cgroups: templates and games too), and the bare round trip's
+is the CPU time of both its processes; on a shared machine these move far less
+than wall-clock figures. Both runs are repeated with every process pinned to
+one core (bots inherit the runner's affinity).
 
     python benchmarks/sandbox.py                       # modern-art, 4 players, 20 games each
     python benchmarks/sandbox.py silk-road:3 --games 10
@@ -27,6 +30,7 @@ import argparse
 import dataclasses
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -53,8 +57,20 @@ ECHO = ("import sys, orjson\n"
         "    out.write(b'{\"card\": 1}\\n'); out.flush()\n")
 
 
-def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool = False) -> tuple[int, float]:
-    """Play ``games`` games; the decisions asked and the seconds taken (``fresh``: new bots every game)."""
+def bots_cpu(seats) -> float:
+    """CPU seconds used so far by every process of these seats' bots (their cgroups; 0 without, or in-process)."""
+    total = 0.0
+    for seat in seats:
+        folder = getattr(getattr(seat, "cgroup", None), "core", None)
+        if folder:
+            with open(os.path.join(folder, "cpu.stat")) as handle:
+                total += int(handle.readline().split()[1]) / 1e6  # usage_usec: its template and games too
+    return total
+
+
+def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool = False) -> tuple[int, float, float]:
+    """Play ``games`` games; the decisions asked, the seconds taken and the CPU seconds used by the runner and
+    every bot process (``fresh``: new bots every game)."""
     options = game.check_options(players, {})
     seats = make_seats()
     decisions = 0
@@ -62,6 +78,7 @@ def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool 
         for seed in range(-1, games):  # game -1 warms up: processes started, modules imported
             if seed == 0:
                 decisions, began = 0, time.perf_counter()
+                cpu = time.process_time() + bots_cpu(seats)
             setup = game.random_setup(players, options, random.Random(seed))
             record = play_game(game, options, setup, seats, ["random"] * players, game_id=str(seed), seed=seed,
                                bot_seeds=[derive_seed(seed, seat) for seat in range(players)], limits=LIMITS)
@@ -70,11 +87,13 @@ def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool 
             if fresh:
                 for seat in seats:
                     seat.finish_game()
-    finally:
         elapsed = time.perf_counter() - began
+        time.sleep(0.05)  # the last game's bots exit
+        cpu = time.process_time() + bots_cpu(seats) - cpu
+    finally:
         for seat in seats:
             seat.close()
-    return decisions, elapsed
+    return decisions, elapsed, cpu
 
 
 def decide_messages(game, players: int, plugins, count: int) -> list[bytes]:
@@ -96,8 +115,9 @@ def decide_messages(game, players: int, plugins, count: int) -> list[bytes]:
     return messages
 
 
-def bare_round_trip(messages: list[bytes]) -> float:
-    """Microseconds per JSON-lines round trip to a trivial echo process (blocking reads and writes)."""
+def bare_round_trip(messages: list[bytes]) -> tuple[float, float]:
+    """Microseconds per JSON-lines round trip to a trivial echo process (blocking reads and writes): on the
+    wall clock, and in CPU time of both processes."""
     echo = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     to_echo, from_echo = echo.stdin.fileno(), echo.stdout.fileno()
 
@@ -110,13 +130,19 @@ def bare_round_trip(messages: list[bytes]) -> float:
 
     for message in messages[:50]:  # warm up
         ask(message)
-    began = time.perf_counter()
+    with open(f"/proc/{echo.pid}/stat") as handle:  # the echo's CPU so far (start-up, warm-up), in clock ticks
+        fields = handle.read().rsplit(")", 1)[1].split()
+    echo_before = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    began, cpu = time.perf_counter(), time.process_time()
     for message in messages:
         orjson.loads(ask(message))
-    elapsed = time.perf_counter() - began
+    elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     echo.stdin.close()
     echo.wait()
-    return elapsed / len(messages) * 1e6
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    echo_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime - echo_before
+    return elapsed / len(messages) * 1e6, (cpu + echo_cpu) / len(messages) * 1e6
 
 
 def fresh_start_ms(make_bot, games: int = 20) -> float:
@@ -205,8 +231,8 @@ def run(game_name: str, players: int, games: int, plugins) -> None:
     entrant = parse_spec("random", plugins)
     factory = plugins.bot("random").factory
     print(f"{game_name}, {players} x random, {games} games per row")
-    print(f"{'':<30}{'decisions/s':>12}{'games/s':>9}{'us/decision':>13}")
-    rows = {}
+    print(f"{'':<30}{'decisions/s':>12}{'games/s':>9}{'us/decision':>13}{'CPU us/decision':>17}")
+    rows, cpu_rows = {}, {}
     for label, make_seats, fresh in (
         ("in-process", lambda: [InProcessBot(factory) for _ in range(players)], False),
         ("sandboxed, reuse = true", lambda: [open_process_bot(entrant, REUSE, plugins) for _ in range(players)],
@@ -214,15 +240,20 @@ def run(game_name: str, players: int, games: int, plugins) -> None:
         ("sandboxed, fresh per game", lambda: [open_process_bot(entrant, LIMITS, plugins) for _ in range(players)],
          True),
     ):
-        decisions, elapsed = play_games(game, players, games, make_seats, plugins, fresh)
+        decisions, elapsed, cpu = play_games(game, players, games, make_seats, plugins, fresh)
         rows[label] = elapsed / decisions * 1e6
-        print(f"{label:<30}{decisions / elapsed:>12.0f}{games / elapsed:>9.1f}{rows[label]:>13.1f}")
+        cpu_rows[label] = cpu / decisions * 1e6
+        print(f"{label:<30}{decisions / elapsed:>12.0f}{games / elapsed:>9.1f}{rows[label]:>13.1f}"
+              f"{cpu_rows[label]:>17.1f}")
     overhead = rows["sandboxed, reuse = true"] - rows["in-process"]
-    bare = bare_round_trip(decide_messages(game, players, plugins, 2000))
+    cpu_overhead = cpu_rows["sandboxed, reuse = true"] - cpu_rows["in-process"]
+    bare, bare_cpu = bare_round_trip(decide_messages(game, players, plugins, 2000))
     print(f"sandboxed overhead per decision (reuse, freezer included): {overhead:.0f} us; bare pipe round-trip: "
-          f"{bare:.0f} us (ratio {overhead / bare:.2f})")
+          f"{bare:.0f} us (ratio {overhead / bare:.2f}); in CPU time of every process {cpu_overhead:.0f} us against "
+          f"{bare_cpu:.0f} us (ratio {cpu_overhead / bare_cpu:.2f})")
+    fresh_cost = (cpu_rows["sandboxed, fresh per game"] - cpu_rows["sandboxed, reuse = true"]) * decisions / games
     print(f"fresh per game against reuse: {rows['sandboxed, reuse = true'] / rows['sandboxed, fresh per game']:.0%} "
-          f"of the speed")
+          f"of the speed; in CPU time {fresh_cost / players / 1000:.1f} ms more per seat and game")
     start_costs(plugins)
 
 
