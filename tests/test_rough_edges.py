@@ -503,3 +503,19 @@ def test_a_cmd_bot_that_is_not_executable_says_how_to_run_it(tmp_path):
                    "bot x cannot play", "not executable", "cmd:python3 bot.py")
     one_line_error(run("play", "silk-road", "-b", "random", "-b", f"x=cmd:{tmp_path}", "--sandbox", "none"),
                    "bot x cannot play", "it is a folder")
+
+
+# arena leaderboard --diff OLD.json where OLD.json is not quite a leaderboard: KeyError / TypeError tracebacks
+
+
+@pytest.mark.parametrize("board", [
+    {"sections": [5]},
+    {"sections": [{"name": "silk-road"}]},
+    {"tournament": "x", "games": 1, "sections": [{"game": "silk-road", "games": 1, "standings": [{"bot": "a"}]}]},
+    {"tournament": "x", "games": 1, "sections": [{"game": "silk-road", "games": 1, "standings": [
+        {"bot": "a", "rank": 1, "games": 1, "rating": "high"}]}]},
+], ids=["section-number", "section-without-game", "row-without-rank", "rating-text"])
+def test_diff_against_a_malformed_leaderboard_is_one_line(folder, tmp_path, board):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(board))
+    one_line_error(run("leaderboard", folder, "--diff", str(old)), "not a leaderboard")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, TypeGuard
 
 from tabulate import tabulate
 
@@ -55,9 +55,31 @@ def load_board(source: str) -> dict[str, Any]:
             board = json.load(handle)
     except (OSError, ValueError) as error:
         raise StoreError(f"{path}: cannot read it as a leaderboard ({error})") from None
-    if not isinstance(board, dict) or not isinstance(board.get("sections"), list):
+    if not _is_board(board):
         raise StoreError(f"{path}: not a leaderboard (expected the JSON `arena leaderboard --format json` writes)")
     return board
+
+
+def _is_board(board: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether ``board`` has every part a diff reads, of the right JSON type (a hand-edited file may not)."""
+    def number(value: Any, kinds: tuple[type, ...] = (int, float)) -> bool:
+        return isinstance(value, kinds) and not isinstance(value, bool)
+
+    if not isinstance(board, dict) or not isinstance(board.get("sections"), list) or "tournament" not in board \
+            or not number(board.get("games"), (int,)):
+        return False
+    for section in board["sections"]:
+        if not isinstance(section, dict) or not isinstance(section.get("game"), str) \
+                or not number(section.get("games"), (int,)) or not isinstance(section.get("standings", []), list):
+            return False
+        for row in section.get("standings", []):
+            if not isinstance(row, dict) or not isinstance(row.get("bot"), str) or not number(row.get("rank"), (int,)) \
+                    or not number(row.get("games"), (int,)):
+                return False
+            if any(row.get(key) is not None and not number(row[key]) for key in ("rating", "mu", "mean_game_rank",
+                                                                                "rank_low", "rank_high")):
+                return False
+    return True
 
 
 def _value(row: dict[str, Any], overall: bool) -> float | None:
