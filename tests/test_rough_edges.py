@@ -519,3 +519,29 @@ def test_diff_against_a_malformed_leaderboard_is_one_line(folder, tmp_path, boar
     old = tmp_path / "old.json"
     old.write_text(json.dumps(board))
     one_line_error(run("leaderboard", folder, "--diff", str(old)), "not a leaderboard")
+
+
+# A store whose run was killed before its schedule was kept: KeyError tracebacks in leaderboard and report
+
+
+@pytest.mark.parametrize("command", [["leaderboard"], ["report", "--replays", "0"]])
+def test_a_store_without_a_schedule_is_one_line(tmp_path, command):
+    from arena.runs.store import create_or_open
+
+    create_or_open(str(tmp_path), {"name": "cup", "kind": "tournament", "definition": {"name": "cup"}}).close()
+    if command[0] == "report":
+        pytest.importorskip("matplotlib")
+    one_line_error(run(command[0], str(tmp_path), *command[1:]), "no schedule stored yet", "run the tournament again")
+
+
+# arena report of a comparison whose compare.json is not what arena compare wrote: AttributeError / KeyError
+
+
+@pytest.mark.parametrize("outcome", [[], {"verdict": 5}, {"settings": {}}])
+def test_report_of_a_comparison_with_a_foreign_compare_json_is_one_line(folder, tmp_path, outcome):
+    pytest.importorskip("matplotlib")
+    copy = tmp_path / "cup"
+    copy.mkdir()
+    (copy / "results.sqlite").write_bytes((Path(folder) / "results.sqlite").read_bytes())
+    (copy / "compare.json").write_text(json.dumps(outcome))
+    one_line_error(run("report", str(copy), "--replays", "0"), "compare.json", "not what `arena compare` writes")

@@ -32,6 +32,12 @@ def is_comparison(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, OUTCOME_FILE))
 
 
+#: the parts of compare.json the report cannot do without, with their JSON types (the others it reads with care)
+OUTCOME_KEYS: dict[str, type | tuple[type, ...]] = {
+    "verdict": str, "candidate": str, "players": int, "score_difference": dict, "sprt": (dict, type(None)),
+}
+
+
 def read_outcome(folder: str) -> dict[str, Any]:
     path = os.path.join(folder, OUTCOME_FILE)
     try:
@@ -39,6 +45,11 @@ def read_outcome(folder: str) -> dict[str, Any]:
             outcome: dict[str, Any] = json.load(handle)
     except (OSError, ValueError) as error:
         raise ReportError(f"cannot read {path}: {error}") from None
+    wrong = [key for key, kind in OUTCOME_KEYS.items() if not isinstance(outcome, dict) or
+             not isinstance(outcome.get(key), kind) or isinstance(outcome.get(key), bool)]
+    if wrong:
+        raise ReportError(f"{path}: not what `arena compare` writes (no {wrong[0]!r} of the right type); run the "
+                          "comparison again to write it anew")
     return outcome
 
 

@@ -56,6 +56,9 @@ def build_leaderboard(store: Store, rater: str | None = None) -> dict[str, Any]:
     """
     header = store.header()
     plan = header["plan"]
+    if "games" not in plan:  # the store was made, then its run was killed before the schedule was kept
+        raise StoreError(f"{os.path.dirname(store.path) or '.'}: no schedule stored yet (its run was stopped "
+                         f"before the first game); run the {header['kind']} again")
     info = describe(rater or header["definition"].get("rating", DEFAULT_RATER))
     inputs, sections = [], []
     for game in plan["games"]:
