@@ -165,6 +165,8 @@ def _read_setup(path: str) -> dict[str, Any]:
         raise SetupError(f"setup file {path} is not JSON: {error}") from None
     if not isinstance(setup, dict):
         raise SetupError(f"setup file {path}: expected a JSON object")
+    if isinstance(setup.get("setup"), dict) and "moves" in setup:  # a game record (arena show --json): its deal
+        setup = dict(setup["setup"])
     players = setup.get("players")
     if not isinstance(players, int) or isinstance(players, bool):
         raise SetupError(f"setup file {path}: players: expected the number of players, got {players!r}")
@@ -194,7 +196,8 @@ def sandbox_option(function: Command) -> Command:
               help="A bot per seat, in seat order (repeat).")
 @click.option("--seed", type=int,
               help="Seed choosing the setup and the bots' seeds [default: drawn at random and printed on stderr].")
-@click.option("--setup", "setup_path", type=click.Path(dir_okay=False), help="A setup file (JSON) fixing the deal.")
+@click.option("--setup", "setup_path", type=click.Path(dir_okay=False),
+              help="A setup file (JSON) fixing the deal, or a game record (`arena show --json`): its deal again.")
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
               help="A game option (repeat); V is read as JSON when it parses.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True),

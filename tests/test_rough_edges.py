@@ -545,3 +545,16 @@ def test_report_of_a_comparison_with_a_foreign_compare_json_is_one_line(folder, 
     (copy / "results.sqlite").write_bytes((Path(folder) / "results.sqlite").read_bytes())
     (copy / "compare.json").write_text(json.dumps(outcome))
     one_line_error(run("report", str(copy), "--replays", "0"), "compare.json", "not what `arena compare` writes")
+
+
+# arena show --help: "the record, which ... `arena play --setup` can deal again"; play refused a record
+
+
+def test_play_setup_deals_a_stored_record_again(folder, tmp_path):
+    record = json.loads(run("show", folder, "0", "--json").stdout)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    again = run("play", "silk-road", "-b", "random", "-b", "trader", "--setup", str(path), "--seed", "1",
+                "--sandbox", "none", "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["setup"] == record["setup"]

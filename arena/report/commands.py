@@ -29,7 +29,8 @@ def report(results: str, out: str | None, per_table: int, wanted: tuple[str, ...
     RESULTS is one tournament's folder, the one holding results.sqlite (e.g.
     results/demo), a comparison's folder (it also holds compare.json), or a
     results root holding many of them (e.g. results: one site per folder and an
-    index; a folder whose store cannot be read is left out, with a warning). The site opens from disk, with no server and no network: open
+    index; a folder whose store cannot be read is left out, with a warning).
+    The site opens from disk, with no server and no network: open
     DIR/index.html in a browser. It holds the overall and per-game
     leaderboards, each bot's rating (mu with a band of ± sigma) against the
     games it played, the head-to-head tables as heat maps, the faults by bot and
