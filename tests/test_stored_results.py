@@ -6,10 +6,16 @@ bot whose file the test edits between runs, as a bot author would.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 from click.testing import CliRunner
 
@@ -146,6 +152,47 @@ def test_bad_store_files_are_one_line_errors_and_lose_nothing(isolated):
     assert "is not a readable results store" in result.output
     assert store_file.read_bytes() == kept
 
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    """``path`` made immutable (``chattr +i``: not even root may write it) for the block; skips where refused."""
+    made = shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if made is None or made.returncode != 0:
+        pytest.skip(f"cannot make {path.name} immutable here: {made.stderr.strip() if made else 'no chattr'}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_results_folder_that_cannot_be_written_is_still_read_and_not_run_into(isolated):
+    path = write(isolated, ["random", "r2=random"])
+    assert run("run", path, "--sandbox", "none").exit_code == 0
+    folder = isolated / "results" / "cup"
+    board = run("leaderboard", "results/cup", "--format", "json").stdout
+    exported = run("export", "results/cup").stdout
+    with immutable(folder):  # read-only media, a copy handed round: SQLite cannot make its -shm file beside the store
+        assert run("leaderboard", "results/cup", "--format", "json").stdout == board
+        assert run("export", "results/cup").stdout == exported
+        shown = run("show", "results/cup", "1")
+        assert shown.exit_code == 0 and shown.output
+        again = run("run", path, "--sandbox", "none")
+        assert again.exit_code == 2 and again.output.splitlines()[-1] == (
+            "Error: results/cup/results.sqlite is read-only; make it and its folder writable and run again")
+    assert run("export", "results/cup").stdout == exported
+
+
+def test_fresh_on_a_store_that_cannot_be_deleted_is_one_line_and_keeps_it(isolated):
+    path = write(isolated, ["random", "r2=random"])
+    assert run("run", path, "--sandbox", "none").exit_code == 0
+    store_file = isolated / "results" / "cup" / "results.sqlite"
+    kept = store_file.read_bytes()
+    with immutable(store_file):
+        result = run("run", path, "--sandbox", "none", "--fresh")
+        assert result.exit_code == 2 and result.output.splitlines()[-1] == (
+            "Error: cannot discard results/cup/results.sqlite for --fresh (Operation not permitted); make it "
+            "deletable, or choose another --results folder")
+    assert store_file.read_bytes() == kept
 
 def test_a_locked_store_stops_the_run_with_one_line_and_keeps_every_game(isolated, monkeypatch):
     import sqlite3

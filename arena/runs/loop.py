@@ -87,7 +87,7 @@ def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
                 raise StoreError(f"{folder} is being written by another arena run; wait for it to finish") from None
             if fresh:
                 remove_store(folder)
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):  # an old log that cannot go is appended to instead
                     os.remove(os.path.join(folder, LOG_FILE))
             yield folder
 

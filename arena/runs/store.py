@@ -25,6 +25,8 @@ import contextlib
 import json
 import os
 import sqlite3
+import tempfile
+import urllib.parse
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, NamedTuple, TypedDict
@@ -137,11 +139,40 @@ class Store:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        try:
+            with sqlite_errors(path):
+                self.db = self._connect(path)
+        except StoreError:
+            if not os.path.isfile(path) or _writable_folder(os.path.dirname(path)):
+                raise
+            self.db = self._connect_read_only(path)  # a folder that is not ours to write (read-only media, a copy)
+
+    @staticmethod
+    def _connect(path: str) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _connect_read_only(self, path: str) -> sqlite3.Connection:
+        """The store of a folder that cannot be written, read only.
+
+        SQLite's WAL mode makes its ``-shm`` file beside the store even to read,
+        so where the folder is not writable and no ``-wal`` file is there
+        (the store was closed cleanly: everything is in the file itself), it
+        is opened as immutable.
+        """
+        immutable = "" if os.path.exists(path + "-wal") else "&immutable=1"
         with sqlite_errors(path):
-            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self.db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            db = sqlite3.connect(f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro{immutable}", uri=True,
+                                 isolation_level=None, check_same_thread=False)
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -410,6 +441,17 @@ def _migrate_from_1(store: Store) -> None:
             db.execute(f"DROP TABLE old_{table}")
 
 
+def _writable_folder(folder: str) -> bool:
+    """Whether a file can be made in ``folder`` (tried: root passes permission checks, not an immutable folder)."""
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".arena-probe-", dir=folder or ".")
+    except OSError:
+        return False
+    os.close(handle)
+    os.remove(probe)
+    return True
+
+
 def open_store(folder: str) -> Store:
     """The store in a results folder (``ROOT/NAME``), which must exist; an older store is brought up to date."""
     path = store_path(folder)
@@ -436,10 +478,20 @@ def open_store(folder: str) -> Store:
 
 
 def remove_store(folder: str) -> None:
-    """Delete a folder's store (and its WAL files): what ``--fresh`` does before starting over."""
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
+    """Delete a folder's store (and its WAL files): what ``--fresh`` does before starting over.
+
+    The WAL files go first: a store file that cannot be deleted stays (the
+    run stops, saying so), while a WAL file left beside a new store would be
+    read as part of it.
+    """
+    for suffix in ("-wal", "-shm", ""):
+        try:
             os.remove(store_path(folder) + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            raise StoreError(f"cannot discard {store_path(folder) + suffix} for --fresh ({error.strerror}); "
+                             "make it deletable, or choose another --results folder") from None
 
 
 def create_or_open(folder: str, meta: dict[str, Any]) -> Store:
