@@ -119,6 +119,10 @@ class ReportError(ArenaError):
     """A report or replay page that cannot be made: its extra (matplotlib) is missing, or its file cannot be written."""
 
 
+class WorkersError(ArenaError):
+    """``-j`` asks for more worker processes than this machine can usefully run."""
+
+
 class ClusterError(ArenaError):
     """A Dask cluster that cannot be used: its extra missing, its scheduler unreachable, or workers unlike this one."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -558,3 +559,17 @@ def test_play_setup_deals_a_stored_record_again(folder, tmp_path):
                 "--sandbox", "none", "--json")
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["setup"] == record["setup"]
+
+
+def test_more_workers_than_a_machine_can_use_is_one_line(tmp_path):
+    path = write_tournament(tmp_path, ["random", "r2=random"], "silk-road:2", deals=1)
+    cores = os.cpu_count() or 1
+    most = max(64, 8 * cores)
+    one_line_error(run("run", path, "--sandbox", "none", "-j", str(most + 1), "--results", str(tmp_path / "r")),
+                   f"-j {most + 1}: at most {most} worker processes on this machine ({cores} cores)")
+    assert not (tmp_path / "r" / "cup").exists()
+
+
+def test_a_game_option_given_twice_is_refused():
+    one_line_error(run("play", "silk-road", "-b", "random", "-b", "random", "-o", "start_money=5",
+                       "-o", "start_money=9"), "start_money given twice", said=3)  # after click's usage lines

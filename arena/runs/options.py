@@ -65,6 +65,8 @@ def parse_option_pairs(pairs: tuple[str, ...]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"expected K=V, got {pair!r}", param_hint="--option")
+        if key in options:
+            raise click.BadParameter(f"{key} given twice; give each option once", param_hint="--option")
         options[key] = parse_value(raw)
     return options
 

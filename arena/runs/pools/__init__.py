@@ -11,6 +11,7 @@ import contextlib
 import os
 from typing import Iterable, Iterator, Protocol
 
+from arena.errors import WorkersError
 from arena.plugins import Plugins
 from arena.runs.pools.inline import InlinePool
 from arena.runs.pools.local import LocalPool
@@ -45,4 +46,13 @@ def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins) -> Iter
     if jobs == 0:
         yield InlinePool()
         return
-    yield LocalPool(jobs or os.cpu_count() or 1)
+    cores = os.cpu_count() or 1
+    if jobs is not None and jobs > most_local_workers(cores):
+        raise WorkersError(f"-j {jobs}: at most {most_local_workers(cores)} worker processes on this machine "
+                         f"({cores} cores); -j {cores} plays as fast, and --scheduler spreads games over machines")
+    yield LocalPool(jobs or cores)
+
+
+def most_local_workers(cores: int) -> int:
+    """The most worker processes ``-j`` may start here: beyond a few per core they only take memory and turns."""
+    return max(64, 8 * cores)
