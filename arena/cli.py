@@ -24,13 +24,13 @@ from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import ArenaError, OutputPathError, SetupError
 from arena.games.base import GameState
 from arena.match import Limits, Seat, derive_seed, play_game
-from arena.runs.options import parse_option_pairs
+from arena.runs.options import LIMIT_RANGES, limit_options, parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
 from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
-from arena.tournament.config import LIMIT_RANGES, GameEntry
+from arena.tournament.config import GameEntry
 from arena.versions import entrant_version
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -206,14 +206,7 @@ def sandbox_option(function: Command) -> Command:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the game's replay page (one HTML file, opens from disk) to this file.")
 @sandbox_option
-@click.option("--move-ms", type=click.IntRange(*LIMIT_RANGES["move_ms"]), default=1000, show_default=True,
-              help="Time per decision.")
-@click.option("--start-ms", type=click.IntRange(*LIMIT_RANGES["start_ms"]), default=5000, show_default=True,
-              help="Time to answer start.")
-@click.option("--bank-ms", type=click.IntRange(*LIMIT_RANGES["bank_ms"]), default=10000, show_default=True,
-              help="Extra time per game, spent when a decision runs over --move-ms.")
-@click.option("--memory-mb", type=click.IntRange(*LIMIT_RANGES["memory_mb"]), default=512, show_default=True,
-              help="Memory per bot process.")
+@limit_options
 @click.option("--max-faults", type=click.IntRange(*LIMIT_RANGES["max_faults"]), default=3, show_default=True,
               help="Faults in one game after which a seat plays default actions without being asked.")
 @click.option("--trace", is_flag=True,

@@ -10,7 +10,7 @@ import click
 from arena import hookimpl
 from arena.match import Limits
 from arena.seating import SANDBOX_MODES
-from arena.tournament.config import LIMIT_RANGES
+from arena.runs.options import limit_options
 
 
 @hookimpl
@@ -52,14 +52,7 @@ def new_bot(name: str, folder: Path | None) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed choosing the deals and the bots' seeds.")
 @click.option("--sandbox", type=click.Choice(SANDBOX_MODES), default="process", show_default=True,
               help="process: the bot in its own limited process, as in tournaments; none: in-process.")
-@click.option("--move-ms", type=click.IntRange(*LIMIT_RANGES["move_ms"]), default=1000, show_default=True,
-              help="Time per decision.")
-@click.option("--bank-ms", type=click.IntRange(*LIMIT_RANGES["bank_ms"]), default=10000, show_default=True,
-              help="Extra time per game, spent when a decision runs over --move-ms.")
-@click.option("--start-ms", type=click.IntRange(*LIMIT_RANGES["start_ms"]), default=5000, show_default=True,
-              help="Time to answer start.")
-@click.option("--memory-mb", type=click.IntRange(*LIMIT_RANGES["memory_mb"]), default=512, show_default=True,
-              help="Memory per bot process.")
+@limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def check_bot(ctx: click.Context, spec: str, game_name: str | None, games: int, seed: int, sandbox: str, move_ms: int,

@@ -15,7 +15,6 @@ from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
 from arena.seating import bot_prints_to_stderr
-from arena.tournament.config import LIMIT_RANGES
 
 DEFAULT_MAX_GAMES = 2000
 
@@ -128,11 +127,6 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     check_entrants_play(game, [candidate, baseline, *field], plugins)
     options = game.check_options(players, parse_option_pairs(option_pairs))
     sprt = None if no_sprt else Sprt(bounds[0], bounds[1], alpha, beta)
-    for key, value in (("start_ms", start_ms), ("move_ms", move_ms), ("bank_ms", bank_ms), ("memory_mb", memory_mb)):
-        low, high = LIMIT_RANGES[key]  # the shared --*-ms options bound only from below
-        if not low <= value <= high:
-            raise click.BadParameter(f"{value} is not in the range {low}<=x<={high}.",
-                                     param_hint=f"'--{key.replace('_', '-')}'")
     renamed = distinct_names(candidate, baseline)
     design = Design(
         name=name or default_name(game.name, candidate.name, baseline.name),

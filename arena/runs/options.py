@@ -46,15 +46,24 @@ run_options = _stack(
     click.option("--fresh", is_flag=True, help="Discard the results stored under this name and start over."),
 )
 
+#: each limit's allowed range, inclusive, on the command line and in a tournament file (``Limits`` gives the defaults)
+LIMIT_RANGES = {
+    "start_ms": (1, 600_000),
+    "move_ms": (1, 600_000),
+    "bank_ms": (0, 3_600_000),
+    "memory_mb": (16, 1_048_576),
+    "max_faults": (1, 1_000_000),
+}
+
 limit_options = _stack(
-    click.option("--start-ms", type=click.IntRange(1), default=Limits.start_ms, show_default=True,
-                 help="Time for a bot to answer start."),
-    click.option("--move-ms", type=click.IntRange(1), default=Limits.move_ms, show_default=True,
-                 help="Time per decision."),
-    click.option("--bank-ms", type=click.IntRange(0), default=Limits.bank_ms, show_default=True,
-                 help="Extra time per game, spent when a decision runs over --move-ms."),
-    click.option("--memory-mb", type=click.IntRange(16), default=Limits.memory_mb, show_default=True,
-                 help="Memory per bot: all its processes and its private /tmp together."),
+    click.option("--start-ms", type=click.IntRange(*LIMIT_RANGES["start_ms"]), default=Limits.start_ms,
+                 show_default=True, help="Time for a bot to answer start."),
+    click.option("--move-ms", type=click.IntRange(*LIMIT_RANGES["move_ms"]), default=Limits.move_ms,
+                 show_default=True, help="Time per decision."),
+    click.option("--bank-ms", type=click.IntRange(*LIMIT_RANGES["bank_ms"]), default=Limits.bank_ms,
+                 show_default=True, help="Extra time per game, spent when a decision runs over --move-ms."),
+    click.option("--memory-mb", type=click.IntRange(*LIMIT_RANGES["memory_mb"]), default=Limits.memory_mb,
+                 show_default=True, help="Memory per bot: all its processes and its private /tmp together."),
 )
 
 

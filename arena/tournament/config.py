@@ -23,6 +23,7 @@ from arena.errors import ArenaError, TournamentFileError
 from arena.formats.sampled import MAX_TABLES_PER_ENTRY
 from arena.match import Limits
 from arena.plugins import Plugins
+from arena.runs.options import LIMIT_RANGES
 from arena.sandbox.probe import REQUIRABLE
 from arena.standings.raters import RATERS
 
@@ -32,14 +33,6 @@ TOP_KEYS = ("tournament", "games", "limits", "sandbox", "bots")
 TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "tables_per_entry", "rounds", "until", "top", "rating")
 GAME_KEYS = ("name", "players", "options")
 BOT_KEYS = ("spec", "options", "files")
-#: each limit's allowed range, inclusive (``Limits`` gives the defaults)
-LIMIT_RANGES = {
-    "start_ms": (1, 600_000),
-    "move_ms": (1, 600_000),
-    "bank_ms": (0, 3_600_000),
-    "memory_mb": (16, 1_048_576),
-    "max_faults": (1, 1_000_000),
-}
 MAX_DEALS = 100_000
 #: the largest tournament file read (a thousand [[bots]] take about 50 KB)
 MAX_FILE_BYTES = 4 * 2**20
