@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import errno
 import mmap
 import os
@@ -164,3 +165,44 @@ def test_a_thousand_games_in_a_row_each_find_their_bot():
             bot.finish_game()
     finally:
         bot.close()
+
+
+MODES_BOT = '''
+import json, os, stat, sys
+
+def modes():
+    return {place: [oct(stat.S_IMODE(os.stat(place).st_mode)), os.stat(place).st_uid == os.getuid()]
+            for place in ("/tmp", "/dev/shm", os.path.expanduser("~"), os.getcwd())}
+
+class Bot:
+    def start(self, message):
+        print("modes: " + json.dumps(modes()), file=sys.stderr, flush=True)
+
+    def decide(self, message):
+        return None
+
+if __name__ == "__main__":
+    for line in sys.stdin:
+        if json.loads(line)["type"] == "start":
+            Bot().start({})
+            print(json.dumps({"type": "ready"}), flush=True)
+'''
+
+
+@pytest.mark.parametrize("kind", ["py", "cmd"])
+def test_a_bots_scratch_folders_are_its_own_with_their_modes(tmp_path, kind):
+    """/tmp and /dev/shm sticky and open to all (1777), its home its own (700), every game (made in the jail)."""
+    (tmp_path / "modes_bot.py").write_text(MODES_BOT)
+    spec = "m=py:modes_bot:Bot" if kind == "py" else f"m=cmd:{sys.executable} {tmp_path / 'modes_bot.py'}"
+    bot = open_process_bot(parse_spec(spec, get_plugins()), Limits(start_ms=5000), get_plugins())
+    seen = []
+    try:
+        for _ in range(2):
+            bot.start(START, 5000)
+            bot._drain_stderr()
+            seen.append(bot.stderr_text().rsplit("modes: ", 1)[1].splitlines()[0])
+            bot.finish_game()
+    finally:
+        bot.close()
+    for text in seen:
+        assert json.loads(text) == {"/tmp": ["0o1777", True], "/dev/shm": ["0o1777", True], "/home/bot": ["0o700", True]}
