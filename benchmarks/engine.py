@@ -20,7 +20,10 @@ Two more entries, taking turns with those two, split arena's time in two
   game's seats, decisions, ``legal`` objects and views, ignoring the actions).
 
 ``runner`` is what the protocol costs with these bots before any rule is
-applied: baseline/runner is the best ratio that any engine could reach here.
+applied (the stand-in's own stepping included): baseline/runner is about the
+best ratio that any engine could reach here. The two parts overlap by that
+stepping, and share memory and caches differently, so they do not add up to
+arena's time exactly.
 
     python benchmarks/engine.py                      # modern-art x4, silk-road x3
     python benchmarks/engine.py modern-art:5 --seconds 5
@@ -270,7 +273,7 @@ def report(game_name: str, players: int, seconds: float, tallies: dict[str, Tall
                      for label, tally in tallies.items()}
             print(f"  time per decision, baseline = 1: arena {share['arena']:.2f} = engine alone {share['engine']:.2f}"
                   f" + runner and bots alone {share['runner']:.2f} (sum {share['engine'] + share['runner']:.2f});"
-                  f" an engine that cost nothing would reach {1 / share['runner']:.2f}x")
+                  f" an engine as cheap as the stand-in would reach {1 / share['runner']:.2f}x")
     else:
         print(f"  no baseline engine for {game_name}: arena measured alone")
     quoted = ISSUE_QUOTES.get((game_name, players))
