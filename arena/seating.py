@@ -60,9 +60,9 @@ def die_with_parent_worker() -> None:
     if multiprocessing.parent_process() is None or not hasattr(os, "getppid"):
         return
     try:
-        from arena.sandbox.limits import _die_with_parent
+        from arena.sandbox.limits import die_with_parent
 
-        _die_with_parent()
+        die_with_parent()
     except (ImportError, OSError, AttributeError):
         return
     if os.getppid() == 1:  # the parent died before the request was made

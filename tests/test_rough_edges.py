@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
+import time
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -573,3 +575,31 @@ def test_more_workers_than_a_machine_can_use_is_one_line(tmp_path):
 def test_a_game_option_given_twice_is_refused():
     one_line_error(run("play", "silk-road", "-b", "random", "-b", "random", "-o", "start_money=5",
                        "-o", "start_money=9"), "start_money given twice", said=3)  # after click's usage lines
+
+
+SLEEPY_BOT = '''import json, os, sys, time
+for line in sys.stdin:
+    if json.loads(line)["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    else:
+        open(sys.argv[1], "w").write(str(os.getpid()))
+        time.sleep(3600)  # thinks for ever, deaf to its input closing: the runner is killed meanwhile
+'''
+
+
+def test_a_bot_outside_the_jail_dies_with_a_killed_play(tmp_path):
+    (tmp_path / "sleepy.py").write_text(SLEEPY_BOT)
+    pid_file = tmp_path / "pid"
+    play = subprocess.Popen([sys.executable, "-m", "arena", "play", "silk-road", "--sandbox", "none",
+                             "-b", f"sleepy=cmd:{sys.executable} sleepy.py {pid_file}", "-b", "random",
+                             "--move-ms", "600000"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline and play.poll() is None
+        time.sleep(0.05)
+    bot = int(pid_file.read_text())
+    play.kill()
+    play.wait()
+    time.sleep(1)
+    assert not Path(f"/proc/{bot}").exists() or "Z" in Path(f"/proc/{bot}/stat").read_text().split()[2]

@@ -277,7 +277,9 @@ def test_good_setups_are_accepted_with_empty_slots_and_without_money():
 def test_start_money_option():
     assert GAME.check_options(2, {})["start_money"] == 0
     assert GAME.check_options(4, {"start_money": 5}) == {"start_money": 5}
-    with pytest.raises(OptionError, match="cannot be negative"):
-        GAME.check_options(3, {"start_money": -1})
+    assert GAME.check_options(2, {"start_money": 1_000_000}) == {"start_money": 1_000_000}
+    for bad in (-1, 1_000_001, 2**63 - 1):  # the largest fitted the option and then overflowed the store
+        with pytest.raises(OptionError, match="must be from 0 to 1,000,000"):
+            GAME.check_options(3, {"start_money": bad})
     with pytest.raises(OptionError, match="takes a int"):
         GAME.check_options(3, {"start_money": "lots"})

@@ -137,7 +137,7 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     new user namespace); ``fds`` the game's stdin, stdout and stderr.
     """
     try:
-        limits._die_with_parent()
+        limits.die_with_parent()
         limits.own_namespaces(ids)
         jail.mount_proc()
         jail.fresh_scratch(request["memory_mb"], ids, keep=request.get("keep", []))

@@ -55,7 +55,7 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _prctl = getattr(_libc, "prctl", None)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Have the kernel SIGKILL this process when its parent dies (Linux; elsewhere nothing)."""
     if _prctl is not None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -208,7 +208,7 @@ def become_process_one(mount_proc: bool = True) -> None:
     """
     child = os.fork()
     if child == 0:
-        _die_with_parent()
+        die_with_parent()
         if mount_proc:
             _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         return
@@ -252,7 +252,7 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
     joins = list(cgroup_files)
 
     def apply() -> None:
-        _die_with_parent()
+        die_with_parent()
         try:  # not the runner's pinning: a worker pinned to one core must not slow its bots down
             os.sched_setaffinity(0, range(os.cpu_count() or 1))
         except (OSError, AttributeError):
@@ -280,7 +280,7 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
         for kind, values in settings:
             resource.setrlimit(kind, values)
         no_new_privileges()
-        _die_with_parent()
+        die_with_parent()
 
     return apply
 

@@ -260,7 +260,7 @@ class ProcessBot:
             return
         self.workdir = self._work_folder()
         self.uid = None
-        preexec = None
+        preexec: Callable[[], None] = sandbox_limits.die_with_parent  # unjailed too: never outlives the runner
         if self.isolate:
             if self.protections.own_user:
                 self.uid = _uid_pool().take()

@@ -12,6 +12,9 @@ from arena.games.silk_road.determinize import determinize
 from arena.games.silk_road.narrate import narrate
 from arena.games.silk_road.state import SilkRoadState
 
+#: the most starting money (a game's sums stay far inside the store's 64-bit integers)
+MAX_START_MONEY = 1_000_000
+
 
 class SilkRoad(Game):
     """Reiner Knizia's *Merchants*, as the Chinese edition Maritime Silk Road (rules/silk-road.md)."""
@@ -20,12 +23,13 @@ class SilkRoad(Game):
     title = "Maritime Silk Road (海上丝路)"
     min_players = setups.MIN_PLAYERS
     max_players = setups.MAX_PLAYERS
-    options = {"start_money": Option(int, 0, "money each player starts with (0 or more)")}
+    options = {"start_money": Option(int, 0, f"money each player starts with (0 to {MAX_START_MONEY:,})")}
 
     def check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
         full = super().check_options(players, options)
-        if full["start_money"] < 0:
-            raise OptionError(f"option start_money of {self.name} cannot be negative, got {full['start_money']}")
+        if not 0 <= full["start_money"] <= MAX_START_MONEY:
+            raise OptionError(f"option start_money of {self.name} must be from 0 to {MAX_START_MONEY:,}, "
+                              f"got {full['start_money']}")
         return full
 
     def random_setup(self, players: int, options: dict[str, Any], rng: random.Random) -> dict[str, Any]:
