@@ -38,10 +38,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 from arena.plugins import get_plugins
 from arena.runs import seeds
@@ -82,17 +84,38 @@ def baseline(path: str) -> tuple[int, float, float]:
     return len(specs), len(specs) / (time.perf_counter() - began), (time.process_time() - cpu) / len(specs)
 
 
-def arena_run(path: str, games: int, *options: str) -> float:
-    """games/s of ``arena run PATH OPTIONS --fresh`` in a new process, start to exit."""
+class Timing(NamedTuple):
+    """One ``arena run``: games/s from start to exit, and CPU seconds a game of all its processes together."""
+
+    rate: float
+    cpu: float
+
+
+def arena_run(path: str, games: int, *options: str) -> Timing:
+    """``arena run PATH OPTIONS --fresh`` in a new process, start to exit.
+
+    The CPU is that of the whole process tree (the command, its workers and
+    its rating process: each is waited for, so the kernel adds it to ours).
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     subprocess.run(["arena", "run", path, "--fresh", *options], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, cwd=os.path.dirname(path))
-    return games / (time.perf_counter() - began)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(games / wall, cpu / games)
+
+
+def cpu_bound(one: Timing, cores: int) -> float:
+    """The most ``-j 2`` can reach over ``one`` (a ``-j 1`` run) if every core is kept busy with the CPU a game
+    took in ``-j 1`` (play, the runner's bookkeeping, rating): ``cores / cpu`` games/s over its rate."""
+    return cores / one.cpu / one.rate
 
 
 def command_seconds(path: str, *options: str) -> float:
     """Seconds of ``arena run PATH OPTIONS --fresh`` start to exit (for a one-deal file: the fixed cost)."""
-    return 1 / arena_run(path, 1, *options)
+    return 1 / arena_run(path, 1, *options).rate
 
 
 def rating_cpu_per_game(folder: str, name: str) -> float:
@@ -125,8 +148,9 @@ def main() -> None:
             games, own, game_cpu = baseline(path)
             fixed = command_seconds(tournament_file(folder, game, players, 1, label="-one"), "--sandbox", "none",
                                     "-j", "1")
-            one = arena_run(path, games, "--sandbox", "none", "-j", "1")
-            two = arena_run(path, games, "--sandbox", "none", "-j", "2")
+            one_run = arena_run(path, games, "--sandbox", "none", "-j", "1")
+            one = one_run.rate
+            two = arena_run(path, games, "--sandbox", "none", "-j", "2").rate
             print(f"{game}, {players} random bots, {games} games:")
             print(f"  the games' own time (plain loop):  {own:7.1f} games/s ({1000 * game_cpu:.2f} ms CPU a game)")
             print(f"  arena run --sandbox none -j 1:     {one:7.1f} games/s  ratio {one / own:.2f} "
@@ -137,30 +161,33 @@ def main() -> None:
             rating = rating_cpu_per_game(folder, f"bench-{game}")
             print(f"    bound on {os.cpu_count()} cores: rating {1000 * rating:.2f} ms CPU a game (its own process) "
                   f"process beside {1000 * game_cpu:.2f} ms of play: -j 2 / -j 1 at most "
-                  f"{2 * game_cpu / (game_cpu + rating):.2f}")
+                  f"{2 * game_cpu / (game_cpu + rating):.2f}; with all the CPU of -j 1's processes "
+                  f"({1000 * one_run.cpu:.2f} ms a game): at most {cpu_bound(one_run, cores=2):.2f}")
             openskill = tournament_file(folder, game, players, args.deals, rating="openskill", label="-openskill")
-            one_os = arena_run(openskill, games, "--sandbox", "none", "-j", "1")
-            two_os = arena_run(openskill, games, "--sandbox", "none", "-j", "2")
+            one_os = arena_run(openskill, games, "--sandbox", "none", "-j", "1").rate
+            two_os = arena_run(openskill, games, "--sandbox", "none", "-j", "2").rate
             print(f"    with rating = \"openskill\": -j 1 {one_os:.1f} games/s, -j 2 {two_os:.1f} games/s, "
                   f"ratio {two_os / one_os:.2f}")
             reference = tournament_file(folder, game, players, args.reference_deals, bot=REFERENCE_BOT[game],
                                         label="-reference")
             reference_games, own_ref, ref_cpu = baseline(reference)
-            one_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "1")
-            two_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "2")
+            one_ref_run = arena_run(reference, reference_games, "--sandbox", "none", "-j", "1")
+            one_ref = one_ref_run.rate
+            two_ref = arena_run(reference, reference_games, "--sandbox", "none", "-j", "2").rate
             print(f"  {players} x {REFERENCE_BOT[game]}, {reference_games} games ({1000 * ref_cpu:.2f} ms CPU a game): "
                   f"plain loop {own_ref:.1f} games/s, -j 1 {one_ref:.1f} games/s (ratio {one_ref / own_ref:.2f}; "
                   f"without the fixed cost {reference_games / (reference_games / one_ref - fixed) / own_ref:.2f}), "
                   f"-j 2 {two_ref:.1f} games/s (ratio to -j 1 {two_ref / one_ref:.2f}; bound "
-                  f"{2 * ref_cpu / (ref_cpu + rating):.2f})")
+                  f"{2 * ref_cpu / (ref_cpu + rating):.2f}; with all the CPU of -j 1's processes, "
+                  f"{1000 * one_ref_run.cpu:.2f} ms a game: {cpu_bound(one_ref_run, cores=2):.2f})")
             if not args.skip_dask:
-                dask = arena_run(path, games, "--sandbox", "none", "--scheduler", "local:2")
+                dask = arena_run(path, games, "--sandbox", "none", "--scheduler", "local:2").rate
                 print(f"  arena run --scheduler local:2:     {dask:7.1f} games/s  ratio to -j 2 {dask / two:.2f} "
                       f"(target >= 0.9; cluster start-up included)")
             small = tournament_file(folder, game, players, args.jail_deals, label="-small")
             small_games = args.jail_deals * players
-            open_ = arena_run(small, small_games, "--sandbox", "none", "-j", "2")
-            jailed = arena_run(small, small_games, "--sandbox", "process", "-j", "2")
+            open_ = arena_run(small, small_games, "--sandbox", "none", "-j", "2").rate
+            jailed = arena_run(small, small_games, "--sandbox", "process", "-j", "2").rate
             print(f"  {small_games} games, --sandbox none -j 2: {open_:7.1f} games/s; --sandbox process -j 2: "
                   f"{jailed:7.1f} games/s, ratio {jailed / open_:.2f} (target >= 0.3)")
 
