@@ -7,6 +7,7 @@ no traceback reaches the user.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -58,7 +59,7 @@ class ArenaGroup(click.Group):
         except ArenaError as error:
             raise _click_error(error.exit_code)(escape(str(error))) from None
         except click.ClickException as error:  # click's own (a bad option value, a missing file): the same care
-            error.message = escape(error.message)
+            error.__dict__["message"] = escape(error.message)  # click 8.5 declares it Final; it is a plain attribute
             raise
         except KeyboardInterrupt:
             click.echo("\narena: stopped by Ctrl-C", err=True)
@@ -66,8 +67,10 @@ class ArenaGroup(click.Group):
         except OSError as error:
             if error.errno != errno.EPIPE:
                 raise
-            # nothing more can be written to stdout; keep the interpreter's last flush quiet too
-            sys.stdout = click.utils.PacifyFlushWrapper(sys.stdout)
+            # nothing more can be written to stdout; the interpreter's last flush goes to /dev/null (as Python's
+            # documentation of SIGPIPE advises), so it stays quiet too
+            with contextlib.suppress(OSError, ValueError):  # ValueError: a stdout with no descriptor (a test's)
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
 
 
