@@ -1,8 +1,10 @@
 """The sandbox as an unprivileged runner: still jailed (user namespaces), and honest about what is off.
 
-The runner here is user ``nobody`` (65534); root's home, where this machine's
-Python lives, is made passable for it in a mount namespace of the test's own
-(as the runner's files would be on a machine installed for that user).
+The runner here is user ``nobody`` (65534); the folders it could not pass on
+the way to its Python, its virtualenv and this checkout (root's home, where
+this machine's Python lives; a CI run's 0700 temporary folder) are made
+passable for it in a mount namespace of the test's own (as the runner's files
+would be on a machine installed for that user).
 """
 
 from __future__ import annotations
@@ -17,17 +19,25 @@ import pytest
 
 from conftest import BOTS
 from attacks import encode
-from arena.sandbox.limits import open_folders
+import arena
+from arena.sandbox.limits import hidden_ancestors, open_folders
 from arena.sandbox.syscalls import check, libc, mount
 
 NOBODY = 65534
 
 
+#: what the unprivileged runner must reach: its interpreter, its environment, arena and these tests
+RUNNER_PATHS = [sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix,
+                os.path.dirname(os.path.dirname(arena.__file__)), os.path.dirname(__file__)]
+
+
 def as_nobody(argv: list[str], cwd: str) -> subprocess.CompletedProcess:
+    closed = hidden_ancestors(RUNNER_PATHS, NOBODY)
+
     def become_nobody() -> None:
         check(libc.unshare(0x00020000), "unshare")  # a mount namespace of its own
         mount(None, "/", None, (1 << 14) | (1 << 18))  # recursive, private
-        open_folders(["/root"])
+        open_folders(closed)
         os.setgroups([])
         os.setresgid(NOBODY, NOBODY, NOBODY)
         os.setresuid(NOBODY, NOBODY, NOBODY)
