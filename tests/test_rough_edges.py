@@ -603,3 +603,9 @@ def test_a_bot_outside_the_jail_dies_with_a_killed_play(tmp_path):
     play.wait()
     time.sleep(1)
     assert not Path(f"/proc/{bot}").exists() or "Z" in Path(f"/proc/{bot}/stat").read_text().split()[2]
+
+
+def test_mcts_options_out_of_range_are_refused_before_play():
+    for option in ("iterations=-5", "exploration=-1", "time_fraction=0", "time_fraction=2"):
+        one_line_error(run("play", "silk-road", "-b", f"mcts:{option}", "-b", "random", "--sandbox", "none",
+                           "--seed", "1"), f"bot mcts:{option} cannot play", "expected iterations >= 0")

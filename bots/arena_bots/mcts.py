@@ -57,6 +57,9 @@ class MctsBot:
     """Searches every real choice with ISMCTS; options: iterations, exploration, time_fraction."""
 
     def __init__(self, iterations: int = 0, exploration: float = 0.5, time_fraction: float = 0.5) -> None:
+        if iterations < 0 or exploration < 0 or not 0 < time_fraction <= 1:
+            raise ValueError(f"expected iterations >= 0 (0: play to the clock), exploration >= 0 and "
+                             f"0 < time_fraction <= 1, got {iterations}, {exploration}, {time_fraction}")
         self.iterations = iterations
         self.exploration = exploration
         self.time_fraction = time_fraction
