@@ -124,6 +124,19 @@ def test_it_finds_the_only_winning_line_of_a_silk_road_endgame(plugins):
     assert record["result"] == {"money": [6, 5], "ranks": [1, 2]}
 
 
+class OneDecision:
+    """A one-decision game: one seat picks an arm; ``deal`` is what the deal holds (its worth, its noise)."""
+
+    def __init__(self, deal):
+        self.seat, self.deal, self.arm = 0, deal, None
+
+    def clone(self):
+        return OneDecision(self.deal)
+
+    def apply(self, action):
+        self.arm, self.seat = action["arm"], None
+
+
 class ArmsPolicy:
     """Two root actions in a one-decision game (no rollouts): ``reward(state)`` is seat 0's reward."""
 
@@ -166,26 +179,11 @@ def test_the_search_prefers_the_policy_action_until_the_evidence_says_otherwise(
 def test_a_paired_search_judges_actions_on_the_same_deals():
     """Deals vary far more than the actions do: only comparing on common deals finds the better one."""
 
-    class Deal:
-        """A one-decision game whose deal is worth 0..0.7; action 1 adds ``gain`` more than action 0."""
-
-        gain = 0.2
-
-        def __init__(self, worth):
-            self.seat, self.worth, self.arm = 0, worth, None
-
-        def clone(self):
-            return Deal(self.worth)
-
-        def apply(self, action):
-            self.arm, self.seat = action["arm"], None
-
     def searched(gain):
-        Deal.gain = gain
         rng = random.Random(3)
-        search = PairedSearch(ArmsPolicy(lambda state: state.worth + Deal.gain * state.arm), exploration=0.5, rng=rng)
-        for _ in range(40):  # 20 deals, both arms on each
-            search.iterate(Deal(rng.random() * 0.7))
+        search = PairedSearch(ArmsPolicy(lambda state: state.deal + gain * state.arm), exploration=0.5, rng=rng)
+        for _ in range(40):  # 20 deals worth 0..0.7, both arms on each; arm 1 adds ``gain``
+            search.iterate(OneDecision(rng.random() * 0.7))
         return search
 
     search = searched(0.2)
@@ -262,24 +260,14 @@ def test_the_policy_weighs_how_much_of_the_bank_a_decision_spends(plugins):
 def test_a_paired_search_keeps_the_policys_action_until_the_difference_is_clear():
     """Action 1 is better by 0.2 on average, but its rollouts are noisy: a few deals do not show it."""
 
-    class Noisy:
-        def __init__(self, noise):
-            self.seat, self.noise, self.arm = 0, noise, None
-
-        def clone(self):
-            return Noisy(self.noise)
-
-        def apply(self, action):
-            self.arm, self.seat = action["arm"], None
-
     def searched(deals):
         rng = random.Random(5)
-        policy = ArmsPolicy(lambda state: 0.5 if state.arm == 0 else 0.7 + state.noise, preference=0.0)
+        policy = ArmsPolicy(lambda state: 0.5 if state.arm == 0 else 0.7 + state.deal, preference=0.0)
         search = PairedSearch(policy, exploration=0.5, rng=rng)
         for _ in range(deals):
-            noise = rng.choice([-0.6, 0.6])
-            search.iterate(Noisy(noise))
-            search.iterate(Noisy(noise))
+            noise = rng.choice([-0.6, 0.6])  # the deal's noise, the same for both arms
+            search.iterate(OneDecision(noise))
+            search.iterate(OneDecision(noise))
         return search
 
     assert searched(1).best() == {"arm": 0}  # one deal: no spread to judge by
