@@ -23,7 +23,7 @@ from arena.errors import StoreError
 from arena.runs.logs import RunLog
 from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store, remove_store
+from arena.runs.store import Store, StoredGame, remove_store
 
 log = logging.getLogger("arena.runs")
 LOG_FILE = "arena.log"
@@ -189,7 +189,8 @@ def _stop_on_signals(pool: Pool, outcome: RunOutcome) -> Iterator[None]:
 
 def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: Progress, *, folder: str,
                  on_game: Callable[[FinishedGame], None] | None = None,
-                 keep_going: Callable[[], bool] = lambda: True, stop_on_failure: bool = False) -> RunOutcome:
+                 keep_going: Callable[[], bool] = lambda: True, stop_on_failure: bool = False,
+                 stored: dict[str, StoredGame] | None = None) -> RunOutcome:
     """Play every spec of ``specs`` not stored yet through ``pool``, storing each game as it ends.
 
     The stored games whose keys are in ``specs`` become the current ones (in
@@ -197,9 +198,10 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
     each game played now as it arrives (it is stored within :data:`BATCH_SECONDS`); ``keep_going`` is asked before each
     new game is handed out (a comparison stops once its test decides); with
     ``stop_on_failure``, no new game is handed out after one failed.
-    ``progress`` is the display (``game_done``, ``tick``, ``finish``).
+    ``progress`` is the display (``game_done``, ``tick``, ``finish``). ``stored`` is the store's
+    :meth:`~Store.stored_games` when the caller has just read it (a large store's read is not repeated).
     """
-    stored = store.stored_games()
+    stored = store.stored_games() if stored is None else stored
     store.mark_current({spec.key: spec.order for spec in specs})
     pending = [spec for spec in specs if spec.key not in stored]
     outcome = RunOutcome(folder, len(specs), reused=len(specs) - len(pending))

@@ -159,7 +159,8 @@ class Store:
             raise
         return db
 
-    def _connect_read_only(self, path: str) -> sqlite3.Connection:
+    @staticmethod
+    def _connect_read_only(path: str) -> sqlite3.Connection:
         """The store of a folder that cannot be written, read only.
 
         SQLite's WAL mode makes its ``-shm`` file beside the store even to read,

@@ -74,16 +74,14 @@ def _rate(conn: multiprocessing.connection.Connection, rater: str, orders: dict[
 class LiveRatings:
     """Rates the games of a schedule per game, in schedule order, in a process of its own while they are played."""
 
-    def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str,
-                 stored: dict[str, StoredGame] | None = None) -> None:
-        """Start rating ``specs``' stored games; ``stored`` is :meth:`Store.stored_games` if the caller has it."""
+    def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str, stored: dict[str, StoredGame]) -> None:
+        """Start rating ``specs``' stored games; ``stored`` is the store's :meth:`Store.stored_games` now."""
         self.store = store
         self.rater = rater
         by_game: dict[str, list[GameSpec]] = {}
         for spec in specs:
             by_game.setdefault(spec.game, []).append(spec)
         self.orders = {game: [spec.order for spec in game_specs] for game, game_specs in by_game.items()}
-        stored = store.stored_games() if stored is None else stored
         self.settled = {game: ratings for game, game_specs in by_game.items()
                         if (ratings := self._settled_ratings(game, game_specs, stored))}
         self.waiting: list[tuple[str, int, Any, Any]] = []

@@ -110,7 +110,8 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
                   reused=reuse.reused)
     live = LiveRatings(specs, store, tournament.rating, stored)  # rated while the workers play
     try:
-        return run_schedule(specs, pool, store, progress(tally), folder=folder, on_game=live.game_done)
+        return run_schedule(specs, pool, store, progress(tally), folder=folder, on_game=live.game_done,
+                            stored=stored)
     finally:
         live.finish()
 

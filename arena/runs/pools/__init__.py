@@ -47,8 +47,9 @@ def open_pool(jobs: int | None, scheduler: str | None, plugins: Plugins) -> Iter
         yield InlinePool()
         return
     cores = os.cpu_count() or 1
-    if jobs is not None and jobs > most_local_workers(cores):
-        raise WorkersError(f"-j {jobs}: at most {most_local_workers(cores)} worker processes on this machine "
+    most = most_local_workers(cores)
+    if jobs is not None and jobs > most:
+        raise WorkersError(f"-j {jobs}: at most {most} worker processes on this machine "
                          f"({cores} cores); -j {cores} plays as fast, and --scheduler spreads games over machines")
     yield LocalPool(jobs or cores)
 
