@@ -10,6 +10,7 @@ A spec is one of (cli.md):
 A relative path in a ``cmd:`` command is made absolute when the spec is parsed,
 against ``base_dir`` (a tournament file's folder; on the command line, the
 current folder), so the command means the same whatever folder the bot runs in.
+A ``py:`` module is searched in ``base_dir`` first, by the same rule.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class Entrant:
             options = {**info.options, **self.options}
             return lambda: info.factory(**options)
         if self.kind == "py":
-            cls = load_py_class(self.target)
+            cls = load_py_class(self.target, self.base_dir)
             return functools.partial(cls, **self.options) if self.options else cls
         raise BadBotSpec(f"bot {self.name} is an external program; it cannot run in-process")
 
@@ -216,11 +217,16 @@ def fits_option(value: Any, expected: type) -> bool:
     return isinstance(value, expected)
 
 
-def load_py_class(target: str) -> Callable[[], Any]:
-    """Import ``MODULE:CLASS`` and return the class (a bot factory)."""
+def load_py_class(target: str, base_dir: str | None = None) -> Callable[[], Any]:
+    """Import ``MODULE:CLASS`` and return the class (a bot factory).
+
+    ``MODULE`` is searched in ``base_dir`` first (the tournament file's folder;
+    default and on the command line: the current one), then where Python looks.
+    """
     module_name, _, class_name = target.partition(":")
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: a module in the current folder is found
+    folder = os.path.abspath(base_dir or os.getcwd())
+    if folder not in sys.path and not ("" in sys.path and folder == os.getcwd()):
+        sys.path.insert(0, folder)  # like `python -m` in that folder: a module beside the file is found
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
@@ -232,24 +238,26 @@ def load_py_class(target: str) -> Callable[[], Any]:
     return cls
 
 
-def find_module(module_name: str) -> importlib.machinery.ModuleSpec | None:
+def find_module(module_name: str, base_dir: str | None = None) -> importlib.machinery.ModuleSpec | None:
     """The import spec of ``module_name``'s top-level package, found as a ``py:`` bot is, or None.
 
-    The current folder is searched too (as :func:`load_py_class` does), and
-    every import finder is asked, not only ``sys.path``: a package installed
-    in editable mode is found by a finder of its own, not by a path entry.
+    ``base_dir`` (default: the current folder) is searched first (as
+    :func:`load_py_class` does), and every import finder is asked, not only
+    ``sys.path``: a package installed in editable mode is found by a finder of
+    its own, not by a path entry.
     """
     top = module_name.partition(".")[0]
-    added = "" not in sys.path and os.getcwd() not in sys.path
+    folder = os.path.abspath(base_dir or os.getcwd())
+    added = folder not in sys.path and not ("" in sys.path and folder == os.getcwd())
     if added:
-        sys.path.insert(0, os.getcwd())
+        sys.path.insert(0, folder)
     try:
         return importlib.util.find_spec(top)
     except (ImportError, ValueError):
         return None
     finally:
         if added:
-            sys.path.remove(os.getcwd())
+            sys.path.remove(folder)
 
 
 def check_entrants_play(game: Game, entrants: list[Entrant], plugins: Plugins) -> None:

@@ -130,7 +130,7 @@ def _cause(entrant: Entrant, cause: str, base_dir: str | None, sandbox: str) -> 
                       f"cmd:{interpreter} {os.path.basename(program)})")
     module = entrant.target.partition(":")[0]
     if (entrant.kind == "py" and sandbox != "none" and ("find module" in cause or "No module named" in cause)
-            and module_importable(module)):
+            and module_importable(module, entrant.base_dir or None)):
         cause += (" (it imports in this process but not in the sandbox: a module installed in editable mode, "
                   "or one the sandboxed bot cannot read?)")
     return cause[:600]

@@ -78,7 +78,7 @@ def entrant_versions(entrants: Iterable[Entrant], plugins: Plugins, base_dir: st
             label, roots = _plugin_package(entrant, plugins)
             head = f"{label} sha256:{_cached_package_hash(roots, packages)}"
         elif entrant.kind == "py":
-            roots = _module_roots(entrant.target.partition(":")[0], entrant.target)
+            roots = _module_roots(entrant.target.partition(":")[0], entrant.target, entrant.base_dir or None)
             head = f"py sha256:{_cached_package_hash(roots, packages)}"
         elif entrant.kind == "cmd":
             head = f"cmd sha256:{_cmd_hash(entrant, entrant.base_dir or base_dir or os.getcwd())}"
@@ -131,15 +131,16 @@ def _word(text: str) -> str:
     return "".join(text.split()) or "-"
 
 
-def _module_roots(module_name: str, what: str) -> tuple[str, ...]:
-    """The files or folders to hash for a module: its top-level package's folders, or its one file."""
+def _module_roots(module_name: str, what: str, base_dir: str | None = None) -> tuple[str, ...]:
+    """The files or folders to hash for a module: its top-level package's folders, or its one file
+    (a ``py:`` module searched in ``base_dir`` first, as it is imported)."""
     top = module_name.partition(".")[0]
     module = sys.modules.get(top)
     if module is not None:
         folders = list(getattr(module, "__path__", None) or [])
         origin = getattr(module, "__file__", None)
     else:
-        spec = find_module(top)
+        spec = find_module(top, base_dir)
         if spec is None:
             raise UnknownBot(f"cannot find module {module_name!r} for {what}")
         folders = list(spec.submodule_search_locations or [])
@@ -151,9 +152,10 @@ def _module_roots(module_name: str, what: str) -> tuple[str, ...]:
     return ()  # built in, frozen or made at run time: known by its name alone
 
 
-def module_importable(module_name: str) -> bool:
-    """Whether this process finds ``module_name``'s top-level package (asking every import finder)."""
-    return find_module(module_name) is not None
+def module_importable(module_name: str, base_dir: str | None = None) -> bool:
+    """Whether this process finds ``module_name``'s top-level package (asking every import finder;
+    ``base_dir`` first)."""
+    return find_module(module_name, base_dir) is not None
 
 
 def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str]) -> str:

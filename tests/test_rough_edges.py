@@ -9,9 +9,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import subprocess
-import time
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -609,3 +611,40 @@ def test_mcts_options_out_of_range_are_refused_before_play():
     for option in ("iterations=-5", "exploration=-1", "time_fraction=0", "time_fraction=2"):
         one_line_error(run("play", "silk-road", "-b", f"mcts:{option}", "-b", "random", "--sandbox", "none",
                            "--seed", "1"), f"bot mcts:{option} cannot play", "expected iterations >= 0")
+
+
+# One rule for paths: a py: module beside the tournament file was searched in the current folder instead
+
+
+GREEDY = ("from arena_bots.random_bot import RandomBot\n\n\n"
+          "class Greedy(RandomBot):\n"
+          "    \"\"\"A random bot under another name, in a package beside the tournament file.\"\"\"\n")
+
+
+@pytest.fixture
+def beside(monkeypatch) -> Iterator[Path]:
+    """A folder (readable by a sandboxed bot) holding ``cup/pyonly.toml`` and ``cup/pybots/greedy.py``;
+    the test runs from that folder, not from ``cup``."""
+    top = Path(tempfile.mkdtemp(prefix="arena-paths-"))
+    top.chmod(0o755)
+    package = top / "cup" / "pybots"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "greedy.py").write_text(GREEDY)
+    write_tournament(top / "cup", ["greedy=py:pybots.greedy:Greedy", "random"], "silk-road:2", deals=1,
+                     name="pyonly", seed=4)
+    monkeypatch.chdir(top)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the run adds the file's folder to it
+    yield top
+    for name in ("pybots", "pybots.greedy"):
+        sys.modules.pop(name, None)
+    shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.parametrize("sandbox", ["none", "process"])
+def test_a_py_module_beside_the_tournament_file_is_found_from_another_folder(beside, sandbox):
+    result = run("run", "cup/pyonly.toml", "--sandbox", sandbox, "-j", "0")
+    assert result.exit_code == 0, result.output
+    assert "greedy" in result.stdout
+    assert (beside / "results" / "pyonly" / "results.sqlite").is_file()  # --results stays where the command runs
+    assert not (beside / "cup" / "results").exists()

@@ -76,11 +76,12 @@ def program_files(argv: list[str], cwd: str) -> tuple[list[str], list[str]]:
     return command, own
 
 
-def module_files(module: str) -> list[str]:
-    """What a bot in ``module`` may read: its top-level package, or its module's folder."""
+def module_files(module: str, base_dir: str | None = None) -> list[str]:
+    """What a bot in ``module`` may read: its top-level package, or its module's folder
+    (a ``py:`` module searched in ``base_dir``, its tournament file's folder, first)."""
     top = module.partition(".")[0]
     loaded = sys.modules.get(top)
-    spec = getattr(loaded, "__spec__", None) or find_module(top)
+    spec = getattr(loaded, "__spec__", None) or find_module(top, base_dir)
     if spec is None:
         return []
     if spec.submodule_search_locations:
@@ -93,9 +94,11 @@ def module_files(module: str) -> list[str]:
 def host_command(entrant: Entrant, plugins: Plugins, template: bool = False) -> tuple[list[str], list[str]]:
     """The command line of the host process for a plugin or ``py:`` bot, and the files the bot may read."""
     path = [os.path.abspath(entry) for entry in sys.path] + [os.getcwd()]
+    base_dir = entrant.base_dir or None
     if entrant.kind == "py":
         module = entrant.target.partition(":")[0]
-        if find_module(module) is None:  # every import finder: an editable install is found by its own
+        path.insert(0, os.path.abspath(base_dir or os.getcwd()))  # searched first, as in this process
+        if find_module(module, base_dir) is None:  # every import finder: an editable install is found by its own
             raise UnknownBot(f"cannot find module {module!r} for py:{entrant.target}")
         spec: dict[str, Any] = {"factory": entrant.target, "options": entrant.options}
     else:
@@ -103,7 +106,7 @@ def host_command(entrant: Entrant, plugins: Plugins, template: bool = False) -> 
         module = getattr(info.factory, "__module__", "") or ""
         spec = {"factory": importable_name(info.factory), "bot": info.name,
                 "options": {**info.options, **entrant.options}}
-    own = module_files(module) if module else []
+    own = module_files(module, base_dir if entrant.kind == "py" else None) if module else []
     spec["path"] = path
     spec["template"] = template
     return [sys.executable, "-m", "arena.sandbox.host", orjson.dumps(spec).decode()], own
