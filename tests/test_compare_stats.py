@@ -10,8 +10,8 @@ from statistics import NormalDist
 import pytest
 
 from arena.compare.stats import (
-    MIN_BLOCKS, NO_VERDICT, NOT_WORSE, REGRESSION, VARIANCE_FLOOR,
-    Pair, PairedStats, Sprt, Tally, elo_of_score, rank_scores, score_of_elo, t_quantile,
+    IMPROVEMENT, IMPROVEMENT_TEST, MIN_BLOCKS, NO_VERDICT, NOT_BETTER, NOT_WORSE, REGRESSION, REGRESSION_TEST,
+    VARIANCE_FLOOR, Pair, PairedStats, Sprt, Tally, elo_of_score, rank_scores, score_of_elo, t_quantile,
 )
 from arena.errors import CompareError
 
@@ -87,19 +87,27 @@ def test_llr_of_fixed_data_worked_out_by_hand():
     assert Sprt(0, -20).llr(tally) == pytest.approx(-0.38249, abs=1e-5)
 
 
-@pytest.mark.parametrize("sprt", [Sprt(0, -20), Sprt(0, -50, 0.1, 0.02), Sprt(10, -10, 0.01, 0.1)])
-def test_llr_and_decisions_follow_the_reference_block_by_block(sprt):
+@pytest.mark.parametrize("sprt, mean, answers", [
+    (Sprt(0, -20), 0.46, (NOT_WORSE, REGRESSION)),
+    (Sprt(0, -50, 0.1, 0.02), 0.46, (NOT_WORSE, REGRESSION)),
+    (Sprt(10, -10, 0.01, 0.1), 0.46, (NOT_WORSE, REGRESSION)),
+    # improvement tests (fishtest's gainer bounds): H1 above H0, a better candidate accepted as an improvement
+    (Sprt(0, 20), 0.54, (NOT_BETTER, IMPROVEMENT)),
+    (Sprt(0, 20), 0.49, (NOT_BETTER, IMPROVEMENT)),
+    (Sprt(-10, 30, 0.02, 0.1), 0.53, (NOT_BETTER, IMPROVEMENT)),
+])
+def test_llr_and_decisions_follow_the_reference_block_by_block(sprt, mean, answers):
     rng = random.Random(5)
-    values = [min(1.0, max(0.0, rng.gauss(0.46, 0.12))) for _ in range(300)]
+    values = [min(1.0, max(0.0, rng.gauss(mean, 0.12))) for _ in range(300)]
     paired = PairedStats(sprt)
     expected_verdict, expected_at = None, None
     for count, value in enumerate(values, 1):
         llr = reference_llr(values[:count], sprt) if count >= 2 else 0.0
         if expected_verdict is None and count >= MIN_BLOCKS:
             if llr >= math.log((1 - sprt.beta) / sprt.alpha):
-                expected_verdict, expected_at = REGRESSION, count
+                expected_verdict, expected_at = answers[1], count
             elif llr <= math.log(sprt.beta / (1 - sprt.alpha)):
-                expected_verdict, expected_at = NOT_WORSE, count
+                expected_verdict, expected_at = answers[0], count
         paired.add_block([Pair(2 * value - 1, 0)])
         if count < 2 or statistics.pvariance(values[:count]) >= VARIANCE_FLOOR:  # the floor: next test
             assert paired.llr == pytest.approx(llr, rel=1e-9, abs=1e-9)
@@ -121,9 +129,34 @@ def test_identical_play_is_accepted_as_not_worse_at_the_earliest_block():
         paired.add_block([Pair(0.0, 0)])
 
 
+def test_the_order_of_the_bounds_names_the_question():
+    assert Sprt(0, -20).question == REGRESSION_TEST and Sprt(10, -10).question == REGRESSION_TEST
+    assert Sprt(0, 20).question == IMPROVEMENT_TEST and Sprt(-20, 0).question == IMPROVEMENT_TEST
+    assert PairedStats(Sprt(0, 5)).summary()["question"] == IMPROVEMENT_TEST
+    assert PairedStats().summary()["question"] == REGRESSION_TEST  # the default stays a regression test
+
+
+def test_identical_play_is_not_better_at_the_earliest_block_of_an_improvement_test():
+    paired = PairedStats(Sprt(0, 20))
+    verdicts = [paired.add_block([Pair(0.0, 0)] * 4) for _ in range(MIN_BLOCKS)]
+    assert verdicts == [None] * (MIN_BLOCKS - 1) + [NOT_BETTER]
+    assert paired.verdict() == NOT_BETTER and paired.llr <= paired.sprt.lower
+
+
+def test_a_clearly_better_candidate_is_an_improvement_and_not_a_regression():
+    better = [Pair(0.5, 10)] * 3 + [Pair(-0.1, 0)]
+    gains, regressions = PairedStats(Sprt(0, 20)), PairedStats(Sprt(0, -20))
+    for _ in range(40):
+        if not gains.decided:
+            gains.add_block(better)
+        if not regressions.decided:
+            regressions.add_block(better)
+    assert gains.verdict() == IMPROVEMENT and regressions.verdict() == NOT_WORSE
+
+
 @pytest.mark.parametrize("elo0, elo1, alpha, beta, problem", [
-    (0, 0, 0.05, 0.05, "ELO1"), (-20, 0, 0.05, 0.05, "ELO1"),
-    (0, -20, 0, 0.05, "alpha"), (0, -20, 0.05, 0.6, "beta"),
+    (0, 0, 0.05, 0.05, "ELO1"), (20, 20, 0.05, 0.05, "ELO1"), (0, math.nan, 0.05, 0.05, "ELO1"),
+    (0, -20, 0, 0.05, "alpha"), (0, -20, 0.05, 0.6, "beta"), (0, 20, 0.05, 0.5, "beta"),
 ])
 def test_impossible_sprt_settings_are_refused_with_a_message(elo0, elo1, alpha, beta, problem):
     with pytest.raises(CompareError, match=problem):
@@ -146,6 +179,17 @@ def test_fixed_size_mode_reads_the_verdict_from_the_confidence_interval():
     assert "sprt" not in summary
 
 
+def test_fixed_size_improvement_needs_the_whole_interval_above_zero():
+    better, even, worse = (PairedStats(fixed_question=IMPROVEMENT_TEST) for _ in range(3))
+    for value in (0.3, 0.2, 0.25, 0.35):
+        better.add_block([Pair(value, 10)])
+        worse.add_block([Pair(-value, -10)])
+    for value in (-0.3, 0.2, -0.1, 0.15):
+        even.add_block([Pair(value, 5)])
+    assert (better.verdict(), even.verdict(), worse.verdict()) == (IMPROVEMENT, NOT_BETTER, NOT_BETTER)
+    assert better.summary()["question"] == IMPROVEMENT_TEST and better.summary()["score_difference"]["low"] > 0
+
+
 # -- error rates on simulated outcomes: the same SPRT code, fed like a real comparison --
 
 PLAYERS = 4
@@ -157,16 +201,16 @@ def simulated_run(rng: random.Random, sprt: Sprt, true_elo: float, max_blocks: i
     """One comparison of 4-player blocks whose pairs have mean pair score ``score_of_elo(true_elo)``.
 
     Each pair's rank scores are drawn independently (no help from the pairing);
-    a weaker candidate turns a share of pairs into their losing side.
+    a weaker candidate turns a share of pairs into their losing side, a stronger one into their winning side.
     """
-    weakness = (1 - 2 * score_of_elo(true_elo)) / MEAN_ABS_DIFFERENCE
+    shift = (2 * score_of_elo(true_elo) - 1) / MEAN_ABS_DIFFERENCE  # < 0 weaker, > 0 stronger
     paired = PairedStats(sprt)
     for _ in range(max_blocks):
         pairs = []
         for _ in range(PLAYERS):
             difference = rng.choice(LEVELS) - rng.choice(LEVELS)
-            if rng.random() < weakness:
-                difference = -abs(difference)
+            if rng.random() < abs(shift):
+                difference = math.copysign(abs(difference), shift)
             pairs.append(Pair(difference, 0))
         if paired.add_block(pairs):
             break
@@ -187,3 +231,19 @@ def test_a_regression_of_elo1_is_missed_at_most_beta_of_the_time(sprt):
     runs = 600
     missed = sum(simulated_run(rng, sprt, true_elo=sprt.elo1) == NOT_WORSE for _ in range(runs))
     assert missed / runs <= sprt.beta + 0.03
+
+
+@pytest.mark.parametrize("sprt", [Sprt(0, 20, 0.05, 0.05), Sprt(0, 30, 0.1, 0.02)])
+def test_false_gains_for_an_equal_candidate_stay_within_alpha(sprt):
+    rng = random.Random(2025)
+    runs = 600
+    gains = sum(simulated_run(rng, sprt, true_elo=0.0) == IMPROVEMENT for _ in range(runs))
+    assert gains / runs <= sprt.alpha + 0.03
+
+
+@pytest.mark.parametrize("sprt", [Sprt(0, 20, 0.05, 0.05), Sprt(0, 30, 0.02, 0.1)])
+def test_an_improvement_of_elo1_is_missed_at_most_beta_of_the_time(sprt):
+    rng = random.Random(8)
+    runs = 600
+    missed = sum(simulated_run(rng, sprt, true_elo=sprt.elo1) == NOT_BETTER for _ in range(runs))
+    assert 0 < missed / runs <= sprt.beta + 0.03

@@ -8,7 +8,8 @@ import re
 import click
 
 from arena import hookimpl
-from arena.compare.stats import MAX_ELO, Sprt, score_of_elo
+from arena.compare.stats import (DEFAULT_BOUNDS, IMPROVEMENT_TEST, MAX_ELO, REGRESSION_TEST, Sprt, question_of,
+                                 score_of_elo)
 from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
@@ -19,7 +20,9 @@ from arena.seating import bot_prints_to_stderr
 DEFAULT_MAX_GAMES = 2000
 
 
-def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, float]:
+def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[float, float] | None:
+    if value is None:
+        return None
     elo0, _, elo1 = value.partition(",")
     try:
         bounds = float(elo0), float(elo1)
@@ -28,7 +31,23 @@ def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str) -> tupl
     if not all(-MAX_ELO <= bound <= MAX_ELO for bound in bounds):  # NaN fails too
         raise click.BadParameter(f"each bound must be an Elo-like difference from -{MAX_ELO} to {MAX_ELO} "
                                  f"({MAX_ELO} is a mean pair score of {score_of_elo(MAX_ELO):.1%}), got {value!r}")
+    if bounds[0] == bounds[1]:
+        raise click.BadParameter(f"ELO1 must differ from ELO0: below it asks for a regression (e.g. 0,-20), "
+                                 f"above it for an improvement (e.g. 0,20), got {value!r}")
     return bounds
+
+
+def question_and_bounds(bounds: tuple[float, float] | None, improvement: bool) -> tuple[str, tuple[float, float]]:
+    """The question asked and the SPRT bounds: ``--sprt`` as given (its order names the question), else the
+    default bounds of the question ``--improvement`` chose; a flag contradicting the bounds is refused."""
+    if bounds is None:
+        question = IMPROVEMENT_TEST if improvement else REGRESSION_TEST
+        return question, DEFAULT_BOUNDS[question]
+    question = question_of(*bounds)
+    if improvement and question != IMPROVEMENT_TEST:
+        raise click.BadParameter(f"--improvement asks whether the candidate is better: ELO1 must be above ELO0 "
+                                 f"(e.g. 0,20), got {bounds[0]:g},{bounds[1]:g}", param_hint="--sprt")
+    return question, bounds
 
 
 def default_name(game: str, candidate: str, baseline: str) -> str:
@@ -46,13 +65,16 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
               help="Seats per game  [default: 1 + the --field bots given, else the game's fewest]")
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="K=V",
               help="A game option (repeat); V is read as JSON when it parses.")
-@click.option("--sprt", "bounds", default="0,-20", show_default=True, metavar="ELO0,ELO1",
-              callback=_sprt_bounds,
-              help="H0: Elo-like difference ELO0 (no regression); H1: ELO1 < ELO0 (a regression).")
+@click.option("--sprt", "bounds", metavar="ELO0,ELO1", callback=_sprt_bounds,
+              help="H0: Elo-like difference ELO0; H1: ELO1. ELO1 < ELO0 asks for a regression (H0 no regression), "
+                   "ELO1 > ELO0 for an improvement (H0 no gain)  [default: 0,-20; with --improvement 0,20]")
+@click.option("--improvement", is_flag=True,
+              help="Ask whether the candidate is better (fishtest's gainer test): exit 0 on an improvement, "
+                   "1 when it is not better  [default: ask whether it is worse]")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Chance of declaring a regression when the candidate is as strong as ELO0 (false alarm).")
+              help="Chance of accepting H1 when the candidate is as strong as ELO0 (a false alarm, or a false gain).")
 @click.option("--beta", type=float, default=0.05, show_default=True,
-              help="Chance of missing a regression as large as ELO1.")
+              help="Chance of missing a difference as large as ELO1 (a regression, or an improvement).")
 @click.option("--no-sprt", is_flag=True, help="Fixed size: play all of --max-games, judge by the confidence interval.")
 @click.option("--max-games", type=click.IntRange(1), default=DEFAULT_MAX_GAMES, show_default=True, metavar="N",
               help="Most games to play (whole deals of 2 x players games).")
@@ -66,11 +88,12 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON instead of the summary.")
 @click.pass_context
 def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_spec: str, field_specs: tuple[str, ...],
-            players: int | None, option_pairs: tuple[str, ...], bounds: tuple[float, float], alpha: float,
-            beta: float, no_sprt: bool, max_games: int, deals: int | None, seed: int | None, name: str | None,
-            jobs: int | None, scheduler: str | None, sandbox: str, root: str, fresh: bool, start_ms: int,
-            move_ms: int, bank_ms: int, memory_mb: int, as_json: bool) -> None:
-    """Test whether CANDIDATE plays GAME worse than BASELINE, with paired games and a sequential test.
+            players: int | None, option_pairs: tuple[str, ...], bounds: tuple[float, float] | None,
+            improvement: bool, alpha: float, beta: float, no_sprt: bool, max_games: int, deals: int | None,
+            seed: int | None, name: str | None, jobs: int | None, scheduler: str | None, sandbox: str, root: str,
+            fresh: bool, start_ms: int, move_ms: int, bank_ms: int, memory_mb: int, as_json: bool) -> None:
+    """Test whether CANDIDATE plays GAME worse (or, with --improvement, better) than BASELINE, with paired games
+    and a sequential test.
 
     Paired duplicate games: every deal is played twice in each seat rotation,
     once with the candidate and once with the baseline in the seat under
@@ -86,6 +109,12 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     q = (1 + score difference) / 2. It stops at the first block where its
     log-likelihood ratio leaves [log(beta / (1 - alpha)), log((1 - beta) / alpha)].
     With --no-sprt it plays all of --max-games and judges by the 95% interval.
+
+    With --improvement (or --sprt bounds with ELO1 above ELO0, default 0,20)
+    the question is the other way round, as in fishtest's gainer tests: H0
+    no gain (ELO0), H1 a gain of ELO1; H1 accepted is an IMPROVEMENT (exit
+    0), H0 accepted is "not better" (exit 1). The summary, compare.json
+    ("question", "verdict") and the step summary say which was asked.
 
     The summary shows the score and money differences per pair with 95%
     confidence intervals, the pairs won, drawn and lost, and the test; --json
@@ -103,10 +132,14 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
       2  bad usage or input
       3  no verdict: --max-games reached (or, with --no-sprt, fewer than 2 deals)
       130 stopped by Ctrl-C, 143 by SIGTERM (finished games are kept; run again to go on)
+    With --improvement (an improvement test), 2, 3, 130 and 143 as above and:
+      0  improvement: the SPRT accepted H1; with --no-sprt, the whole 95% interval is above 0
+      1  not better: the SPRT accepted H0; with --no-sprt, the interval reaches 0 or below
 
     \b
     Example:
       arena compare modern-art --candidate appraiser --baseline random --players 4 -j 2
+      arena compare modern-art --candidate appraiser --baseline random --players 4 --improvement
     """
     # imported here, not at start-up: the schedule and the pools pull in numpy (0.4 s for every arena command)
     from arena.compare.design import Design, distinct_names
@@ -126,7 +159,8 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
                            f"{players}-player game (--players {players})")
     check_entrants_play(game, [candidate, baseline, *field], plugins)
     options = game.check_options(players, parse_option_pairs(option_pairs))
-    sprt = None if no_sprt else Sprt(bounds[0], bounds[1], alpha, beta)
+    question, (elo0, elo1) = question_and_bounds(bounds, improvement)
+    sprt = None if no_sprt else Sprt(elo0, elo1, alpha, beta)
     renamed = distinct_names(candidate, baseline)
     design = Design(
         name=name or default_name(game.name, candidate.name, baseline.name),
@@ -141,7 +175,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     try:
         with bot_prints_to_stderr():
             outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
-                                     scheduler=scheduler, sandbox=sandbox, fresh=fresh)
+                                     scheduler=scheduler, sandbox=sandbox, fresh=fresh, question=question)
     except Interrupted as stop:
         click.echo(f"stopped: {stop}", err=True)
         ctx.exit(exit_status_of_signal(stop.signum))

@@ -12,12 +12,24 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.compare.stats import NO_VERDICT, NOT_WORSE, REGRESSION
+from arena.compare.stats import (IMPROVEMENT, IMPROVEMENT_TEST, NO_VERDICT, NOT_BETTER, NOT_WORSE, REGRESSION,
+                                 REGRESSION_TEST)
 
-#: the exit status of each verdict (``arena compare --help`` states them)
-EXIT_STATUS = {NOT_WORSE: 0, REGRESSION: 1, NO_VERDICT: 3}
-HEADLINES = {NOT_WORSE: "not worse", REGRESSION: "REGRESSION", NO_VERDICT: "no verdict"}
-MARKS = {NOT_WORSE: "✅", REGRESSION: "❌", NO_VERDICT: "⚠️"}
+#: the exit status of each verdict (``arena compare --help`` states them): 0 the answer hoped for, 1 the other
+EXIT_STATUS = {NOT_WORSE: 0, REGRESSION: 1, IMPROVEMENT: 0, NOT_BETTER: 1, NO_VERDICT: 3}
+HEADLINES = {NOT_WORSE: "not worse", REGRESSION: "REGRESSION", IMPROVEMENT: "IMPROVEMENT", NOT_BETTER: "not better",
+             NO_VERDICT: "no verdict"}
+MARKS = {NOT_WORSE: "✅", REGRESSION: "❌", IMPROVEMENT: "✅", NOT_BETTER: "❌", NO_VERDICT: "⚠️"}
+#: each question as a sentence, and what its H0 and H1 mean
+QUESTIONS = {REGRESSION_TEST: ("is the candidate worse than the baseline? (a regression test)",
+                               "no regression", "regression"),
+             IMPROVEMENT_TEST: ("is the candidate better than the baseline? (an improvement test)",
+                                "no gain", "improvement")}
+
+
+def question(outcome: dict[str, Any]) -> str:
+    """The outcome's question (an outcome written before there were two is a regression test)."""
+    return str(outcome.get("question", REGRESSION_TEST))
 FIGURES = (
     ("score_difference", "rank score difference per pair (-1..1)", 4),
     ("elo", "Elo-like difference", 1),
@@ -39,12 +51,20 @@ def reason(outcome: dict[str, Any]) -> str:
             return f"the SPRT accepted H0, no regression ({llr} <= {sprt['lower']:+.3f}) {played}"
         if verdict == REGRESSION:
             return f"the SPRT accepted H1, a regression ({llr} >= {sprt['upper']:+.3f}) {played}"
+        if verdict == NOT_BETTER:
+            return f"the SPRT accepted H0, no gain ({llr} <= {sprt['lower']:+.3f}) {played}"
+        if verdict == IMPROVEMENT:
+            return f"the SPRT accepted H1, an improvement ({llr} >= {sprt['upper']:+.3f}) {played}"
         return (f"{llr} is still between {sprt['lower']:+.3f} and {sprt['upper']:+.3f} "
                 f"{played}, the most --max-games allows")
-    high = outcome["score_difference"]["high"]
+    low, high = outcome["score_difference"]["low"], outcome["score_difference"]["high"]
     if verdict == NO_VERDICT:
         return f"a confidence interval needs at least 2 deals; {played}"
     level = f"{100 * outcome['confidence']:.0f}%"
+    if verdict == IMPROVEMENT:
+        return f"the whole {level} interval of the score difference is above 0 (from {low:+.4f}), {played}"
+    if verdict == NOT_BETTER:
+        return f"the {level} interval of the score difference reaches down to {low:+.4f}, not above 0, {played}"
     if verdict == REGRESSION:
         return f"the whole {level} interval of the score difference is below 0 (up to {high:+.4f}), {played}"
     return f"the {level} interval of the score difference reaches {high:+.4f}, not below 0, {played}"
@@ -64,8 +84,9 @@ def _sprt_line(outcome: dict[str, Any]) -> str:
     sprt = outcome.get("sprt")
     if sprt is None:
         return "Fixed size (no SPRT): the verdict is read from the confidence interval."
-    return (f"SPRT: H0 Elo-like = {sprt['elo0']:g} (no regression) against H1 = {sprt['elo1']:g} "
-            f"(regression), alpha {sprt['alpha']:g}, beta {sprt['beta']:g}; "
+    _, h0, h1 = QUESTIONS[question(outcome)]
+    return (f"SPRT: H0 Elo-like = {sprt['elo0']:g} ({h0}) against H1 = {sprt['elo1']:g} "
+            f"({h1}), alpha {sprt['alpha']:g}, beta {sprt['beta']:g}; "
             f"LLR {sprt['llr']:+.3f}, bounds {sprt['lower']:+.3f} and {sprt['upper']:+.3f}")
 
 
@@ -100,6 +121,7 @@ def render_text(outcome: dict[str, Any]) -> str:
         "",
         tabulate(_figure_rows(outcome), headers=_headers(outcome), disable_numparse=True),
         "",
+        f"Question: {QUESTIONS[question(outcome)][0]}",
         _sprt_line(outcome),
         f"Verdict: {HEADLINES[verdict]}: {reason(outcome)}. Exit status {EXIT_STATUS[verdict]}.",
         f"Stored in {outcome['results']} (arena leaderboard, export and replay read it).",
@@ -118,6 +140,7 @@ def render_markdown(outcome: dict[str, Any]) -> str:
         "",
         tabulate(_figure_rows(outcome), headers=_headers(outcome), tablefmt="github", disable_numparse=True),
         "",
+        f"- question: {QUESTIONS[question(outcome)][0]}",
         f"- {_who(outcome)}",
         f"- {_versions(outcome)}",
         f"- pairs won / drawn / lost by the candidate: {outcome['wins']} / {outcome['draws']} / {outcome['losses']}",

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
-from arena.compare.stats import PairedStats, Sprt
+from arena.compare.stats import REGRESSION_TEST, PairedStats, Sprt
 from arena.errors import CompareError
 from arena.plugins import Plugins
 from arena.preflight import check_entrants
@@ -70,11 +70,12 @@ class BlockFeed:
 
 def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_games: int, root: str = "results",
                    jobs: int | None = None, scheduler: str | None = None, sandbox: str = "process",
-                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 30.0
-                   ) -> dict[str, Any]:
+                   fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 30.0,
+                   question: str = REGRESSION_TEST) -> dict[str, Any]:
     """Play ``design`` until the SPRT decides or ``max_games`` are counted (all of them without an SPRT).
 
-    Games go through the same pools as ``arena run`` (``jobs``, ``scheduler``).
+    Games go through the same pools as ``arena run`` (``jobs``, ``scheduler``). ``question`` is what a
+    fixed-size comparison (no ``sprt``) asks; an SPRT's bounds ask their own.
     Returns the outcome (what ``--json`` prints) and writes it to ``compare.json``
     and ``compare.md`` in the comparison's folder. Raises :class:`Interrupted` on Ctrl-C or SIGTERM.
     """
@@ -87,11 +88,13 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
         # every bot started once before the folder is made: a broken one leaves nothing behind
         check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
         return _compare_in(design, plugins, pool, sprt=sprt, max_blocks=max_blocks, root=root, sandbox=sandbox,
-                           fresh=fresh, progress_stream=progress_stream, progress_every=progress_every)
+                           fresh=fresh, progress_stream=progress_stream, progress_every=progress_every,
+                           question=question)
 
 
 def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | None, max_blocks: int, root: str,
-                sandbox: str, fresh: bool, progress_stream: TextIO | None, progress_every: float) -> dict[str, Any]:
+                sandbox: str, fresh: bool, progress_stream: TextIO | None, progress_every: float,
+                question: str = REGRESSION_TEST) -> dict[str, Any]:
     """The comparison inside its results folder: stored games counted first, then the blocks still needed."""
     with results_folder(root, design.name, fresh) as folder:
         store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
@@ -100,7 +103,7 @@ def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | No
             versions = dict(zip([e.name for e in design.entrants], entrant_versions(design.entrants, plugins)))
             specs = design.specs(max_blocks, sandbox, plugins, store.run_secret(design.seed), versions)
             store.set_meta({"total": len(specs), "versions": versions})
-            stats = PairedStats(sprt)
+            stats = PairedStats(sprt, fixed_question=question)
             feed = BlockFeed(design, stats, max_blocks)
             stored = store.stored_games()
             for spec in specs:  # the stored games of the current bots count first, in schedule order

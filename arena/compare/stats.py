@@ -19,9 +19,17 @@ the logistic scale chess players know: +100 means a pair score of 0.64. It
 is a convenient unit for hypotheses, not a rating comparable across games.
 
 The sequential probability ratio test weighs two hypotheses about the mean
-pair score ``q``: H0 ``q = q(ELO0)`` (no regression, ELO0 = 0 by default)
-against H1 ``q = q(ELO1)`` (a regression of the size worth catching,
-ELO1 < ELO0). Its statistic is the generalized log-likelihood ratio of a normal
+pair score ``q``: H0 ``q = q(ELO0)`` against H1 ``q = q(ELO1)``. Their order
+says which question is asked (fishtest's two kinds of test):
+
+- a *regression test* (ELO1 < ELO0, the default 0,-20): H0 no regression,
+  H1 a regression of the size worth catching; H1 accepted is
+  :data:`REGRESSION`, H0 accepted :data:`NOT_WORSE`;
+- an *improvement test* (ELO1 > ELO0, e.g. 0,20, fishtest's gainer bounds):
+  H0 no gain, H1 a gain worth having; H1 accepted is :data:`IMPROVEMENT`,
+  H0 accepted :data:`NOT_BETTER`.
+
+Its statistic is the generalized log-likelihood ratio of a normal
 model with unknown variance (the variance profiled out under each hypothesis):
 
     LLR = n/2 * log((v + (m - q0)^2) / (v + (m - q1)^2))
@@ -29,10 +37,11 @@ model with unknown variance (the variance profiled out under each hypothesis):
 with ``n`` blocks, ``m`` the mean and ``v`` the (maximum-likelihood) variance of
 the block means, floored at :data:`VARIANCE_FLOOR` so that identical play
 (a bot against itself) gives a finite ratio. After each block, in schedule
-order: ``LLR >= log((1 - beta) / alpha)`` accepts H1, a regression;
-``LLR <= log(beta / (1 - alpha))`` accepts H0, not worse. So ``alpha`` bounds
-the false alarm rate (a regression declared for a candidate as strong as the
-baseline) and ``beta`` the rate of missing a regression of ELO1. No decision is
+order: ``LLR >= log((1 - beta) / alpha)`` accepts H1 (a regression, or an
+improvement); ``LLR <= log(beta / (1 - alpha))`` accepts H0 (not worse, or not
+better). So ``alpha`` bounds the rate of accepting H1 for a candidate at
+ELO0 (a false alarm, or a false gain) and ``beta`` the rate of missing a
+difference of ELO1. No decision is
 taken before :data:`MIN_BLOCKS` blocks, when the variance is still a guess.
 
 Why this form: plugging the sample variance into Wald's known-variance ratio,
@@ -62,9 +71,26 @@ MAX_ELO = 1000
 #: the confidence level of every interval reported
 CONFIDENCE = 0.95
 
+#: the two questions a comparison asks: is the candidate worse, or is it better?
+REGRESSION_TEST = "regression"
+IMPROVEMENT_TEST = "improvement"
+QUESTIONS = (REGRESSION_TEST, IMPROVEMENT_TEST)
+
 NOT_WORSE = "not-worse"
 REGRESSION = "regression"
+IMPROVEMENT = "improvement"
+NOT_BETTER = "not-better"
 NO_VERDICT = "no-verdict"
+
+#: each question's answers: (H0 accepted, H1 accepted)
+ANSWERS = {REGRESSION_TEST: (NOT_WORSE, REGRESSION), IMPROVEMENT_TEST: (NOT_BETTER, IMPROVEMENT)}
+#: the default SPRT bounds ELO0,ELO1 of each question
+DEFAULT_BOUNDS = {REGRESSION_TEST: (0.0, -20.0), IMPROVEMENT_TEST: (0.0, 20.0)}
+
+
+def question_of(elo0: float, elo1: float) -> str:
+    """The question SPRT bounds ask: :data:`REGRESSION_TEST` when ELO1 < ELO0, :data:`IMPROVEMENT_TEST` when above."""
+    return REGRESSION_TEST if elo1 < elo0 else IMPROVEMENT_TEST
 
 
 def rank_scores(ranks: list[int]) -> list[float]:
@@ -180,23 +206,28 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        if not self.elo1 < self.elo0:
+        if not (self.elo1 < self.elo0 or self.elo1 > self.elo0):  # NaN is refused too
             raise CompareError(
-                f"SPRT bounds ELO0,ELO1 = {self.elo0:g},{self.elo1:g}: ELO1 (the regression to catch) "
-                "must be below ELO0 (no regression), e.g. 0,-20"
+                f"SPRT bounds ELO0,ELO1 = {self.elo0:g},{self.elo1:g}: ELO1 must differ from ELO0; below it "
+                "asks for a regression (e.g. 0,-20), above it for an improvement (e.g. 0,20)"
             )
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < rate < 0.5:
                 raise CompareError(f"{name} must be between 0 and 0.5, got {rate:g}")
 
     @property
+    def question(self) -> str:
+        """:data:`REGRESSION_TEST` (ELO1 < ELO0) or :data:`IMPROVEMENT_TEST` (ELO1 > ELO0)."""
+        return question_of(self.elo0, self.elo1)
+
+    @property
     def lower(self) -> float:
-        """At or below this LLR, H0 (not worse) is accepted."""
+        """At or below this LLR, H0 (not worse; not better) is accepted."""
         return math.log(self.beta / (1 - self.alpha))
 
     @property
     def upper(self) -> float:
-        """At or above this LLR, H1 (a regression) is accepted."""
+        """At or above this LLR, H1 (a regression; an improvement) is accepted."""
         return math.log((1 - self.beta) / self.alpha)
 
     def llr(self, blocks: Tally) -> float:
@@ -209,13 +240,14 @@ class Sprt:
         return blocks.n / 2 * math.log((variance + (mean - q0) ** 2) / (variance + (mean - q1) ** 2))
 
     def verdict(self, llr: float, blocks: int) -> str | None:
-        """:data:`REGRESSION`, :data:`NOT_WORSE`, or None while the test goes on."""
+        """The answer of H1 or H0 (:data:`ANSWERS`), or None while the test goes on."""
         if blocks < MIN_BLOCKS:
             return None
+        accept_h0, accept_h1 = ANSWERS[self.question]
         if llr >= self.upper:
-            return REGRESSION
+            return accept_h1
         if llr <= self.lower:
-            return NOT_WORSE
+            return accept_h0
         return None
 
 
@@ -225,11 +257,15 @@ class PairedStats:
 
     With an :class:`Sprt`, each block updates the LLR and the first block at which
     it crosses a bound fixes the verdict. Without one (fixed-size mode) the
-    verdict is read from the confidence interval at the end: a regression when
-    the whole interval of the score difference lies below 0, else not worse.
+    verdict is read from the confidence interval at the end: asking about a
+    regression, a regression when the whole interval of the score difference
+    lies below 0, else not worse; asking about an improvement, an improvement
+    when it lies wholly above 0, else not better.
     """
 
     sprt: Sprt | None = None
+    #: the question of fixed-size mode (with an SPRT, its bounds' question)
+    fixed_question: str = REGRESSION_TEST
     blocks: Tally = field(default_factory=Tally)  # per block: mean pair score
     money: Tally = field(default_factory=Tally)  # per block: mean money difference
     wins: int = 0
@@ -260,13 +296,20 @@ class PairedStats:
     def pairs(self) -> int:
         return self.wins + self.draws + self.losses
 
+    @property
+    def question(self) -> str:
+        """The question asked: the SPRT's, or in fixed-size mode :attr:`fixed_question`."""
+        return self.sprt.question if self.sprt is not None else self.fixed_question
+
     def verdict(self) -> str:
         """The final verdict: the SPRT's, or the confidence interval's in fixed-size mode."""
         if self.sprt is not None:
             return self.decided or NO_VERDICT
-        high = self.blocks.interval()[1]
+        low, high = self.blocks.interval()
         if math.isnan(high):
             return NO_VERDICT
+        if self.question == IMPROVEMENT_TEST:
+            return IMPROVEMENT if low > 0.5 else NOT_BETTER
         return REGRESSION if high < 0.5 else NOT_WORSE
 
     def summary(self) -> dict[str, Any]:
@@ -284,6 +327,7 @@ class PairedStats:
             "elo": _estimate(*(elo_of_score(q) if not math.isnan(q) else q for q in (self.blocks.mean, low, high))),
             "money_difference": _estimate(self.money.mean, money_low, money_high),
             "confidence": CONFIDENCE,
+            "question": self.question,
             "verdict": self.verdict(),
         }
         if self.sprt is not None:

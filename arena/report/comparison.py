@@ -15,7 +15,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
-from arena.compare.report import HEADLINES, reason
+from arena.compare.report import HEADLINES, QUESTIONS, question, reason
 from arena.compare.stats import Pair, PairedStats, Sprt
 from arena.errors import ReportError
 from arena.plugins import Plugins
@@ -109,9 +109,10 @@ def verdict_html(outcome: dict[str, Any], chart: str | None) -> str:
     ]
     if chart:
         sprt = outcome["sprt"]
-        caption = (f"The SPRT's log-likelihood ratio after each deal: at or above {sprt['upper']:+.3f} a regression "
-                   f"(H1: Elo-like {sprt['elo1']:g}), at or below {sprt['lower']:+.3f} not worse "
-                   f"(H0: {sprt['elo0']:g}); alpha {sprt['alpha']:g}, beta {sprt['beta']:g}.")
+        asked, h0, h1 = QUESTIONS[question(outcome)]
+        caption = (f"The SPRT's log-likelihood ratio after each deal ({asked}): at or above {sprt['upper']:+.3f} "
+                   f"H1, {h1} (Elo-like {sprt['elo1']:g}), at or below {sprt['lower']:+.3f} H0, {h0} "
+                   f"({sprt['elo0']:g}); alpha {sprt['alpha']:g}, beta {sprt['beta']:g}.")
         parts.append(f'<figure><img src="{escape(chart)}" alt="{escape(caption)}">'
                      f"<figcaption>{escape(caption)}</figcaption></figure>")
     return "\n".join(parts)
