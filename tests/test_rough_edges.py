@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -648,3 +649,62 @@ def test_a_py_module_beside_the_tournament_file_is_found_from_another_folder(bes
     assert "greedy" in result.stdout
     assert (beside / "results" / "pyonly" / "results.sqlite").is_file()  # --results stays where the command runs
     assert not (beside / "cup" / "results").exists()
+
+
+# .run.lock was left in every results folder after the run ended
+
+
+SLOW_BOT = ("import time\n\nfrom arena_bots.random_bot import RandomBot\n\n\n"
+            "class SlowBot(RandomBot):\n"
+            "    def decide(self, request):\n"
+            "        time.sleep(0.002)\n"
+            "        return super().decide(request)\n")
+
+
+def slow_cup(folder: Path, deals: int = 8) -> str:
+    """A tournament file of four slow py: bots beside it (8 deals: 96 games, a few seconds with -j 2)."""
+    (folder / "slowbot.py").write_text(SLOW_BOT)
+    return write_tournament(folder, [f"s{i}=py:slowbot:SlowBot" for i in range(1, 5)], "silk-road:3",
+                            deals=deals, name="cup", seed=7)
+
+
+def start_arena_run(path: str, folder: Path, *extra: str) -> subprocess.Popen:
+    """``arena run PATH -j 2 --sandbox none`` in ``folder``, in a session of its own."""
+    return subprocess.Popen(["arena", "run", path, "-j", "2", "--sandbox", "none", *extra], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def test_a_finished_run_leaves_no_lock_file(folder):
+    assert sorted(os.listdir(folder)) == ["arena.log", "leaderboard.csv", "leaderboard.json", "leaderboard.md",
+                                          "results.sqlite"]
+
+
+def test_a_failing_run_leaves_no_lock_file(tmp_path, monkeypatch):
+    import arena.tournament.runner
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(arena.tournament.runner, "run_schedule", broken)
+    path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
+    with pytest.raises(OSError):
+        run("run", path, "--sandbox", "none", "-j", "0")
+    assert (tmp_path / "results" / "cup" / "results.sqlite").is_file()
+    assert not (tmp_path / "results" / "cup" / ".run.lock").exists()
+
+
+def test_a_stopped_run_leaves_no_lock_file_and_the_folder_is_free_again(tmp_path):
+    path = slow_cup(tmp_path)
+    process = start_arena_run(path, tmp_path)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "results" / "cup" / "results.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert not (tmp_path / "results" / "cup" / ".run.lock").exists()
+    again = subprocess.run(["arena", "run", path, "-j", "2", "--sandbox", "none"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert not (tmp_path / "results" / "cup" / ".run.lock").exists()

@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence, TextIO
 
 from arena.errors import StoreError
 from arena.runs.logs import RunLog
@@ -69,27 +69,53 @@ def results_folder(root: str, name: str, fresh: bool) -> Iterator[str]:
     for the run). With ``fresh``, the folder's store and log are discarded
     first. The lock is a POSIX record lock (``lockf``), not ``flock``: forked
     workers do not inherit it, so a run killed with SIGKILL frees its folder at once.
+    The lock file is removed when the run ends (normally, stopped or failing);
+    only a killed run leaves it, and the next run takes it over.
     """
     folder = os.path.join(root, name)
     with private_files():
         os.makedirs(folder, mode=FOLDER_MODE, exist_ok=True)
         with contextlib.suppress(PermissionError):
             os.chmod(folder, FOLDER_MODE)
+        path = os.path.join(folder, LOCK_FILE)
+        handle = _hold_lock(path, folder)
         try:
-            handle = open(os.path.join(folder, LOCK_FILE), "w")
-        except OSError as error:
-            raise StoreError(f"cannot write in {folder} ({error.strerror}); choose another --results folder") \
-                from None
-        with handle:
-            try:
-                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                raise StoreError(f"{folder} is being written by another arena run; wait for it to finish") from None
             if fresh:
                 remove_store(folder)
                 with contextlib.suppress(OSError):  # an old log that cannot go is appended to instead
                     os.remove(os.path.join(folder, LOG_FILE))
             yield folder
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # while still held: a run waiting on it then finds no file, or a new one
+            handle.close()
+
+
+def _hold_lock(path: str, folder: str) -> TextIO:
+    """The open lock file at ``path``, locked by this process; a run holding it already is refused.
+
+    A run that ends removes the file while it holds the lock; one that opened
+    the old file just before may then lock a file no longer there, so the lock
+    counts only when ``path`` is still the file locked (else it is tried again).
+    """
+    while True:
+        try:
+            handle = open(path, "w")
+        except OSError as error:
+            raise StoreError(f"cannot write in {folder} ({error.strerror}); choose another --results folder") \
+                from None
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise StoreError(f"{folder} is being written by another arena run; wait for it to finish") from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+        except OSError:
+            same = False
+        if same:
+            return handle
+        handle.close()
 
 
 class Progress(Protocol):
