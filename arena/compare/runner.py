@@ -102,7 +102,11 @@ def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | No
         try:
             versions = dict(zip([e.name for e in design.entrants], entrant_versions(design.entrants, plugins)))
             specs = design.specs(max_blocks, sandbox, plugins, store.run_secret(design.seed), versions)
-            store.set_meta({"total": len(specs), "versions": versions})
+            # the SPRT's settings kept beside the games: a live site (arena serve) draws the trace as it grows
+            store.set_meta({"total": len(specs), "versions": versions,
+                            "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1,
+                                                               "alpha": sprt.alpha, "beta": sprt.beta,
+                                                               "lower": sprt.lower, "upper": sprt.upper}})
             stats = PairedStats(sprt, fixed_question=question)
             feed = BlockFeed(design, stats, max_blocks)
             stored = store.stored_games()
