@@ -708,3 +708,24 @@ def test_a_stopped_run_leaves_no_lock_file_and_the_folder_is_free_again(tmp_path
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     assert not (tmp_path / "results" / "cup" / ".run.lock").exists()
+
+
+# The CSV leaderboard: its columns and its True/False cells were not what docs/standings.md says
+
+
+def test_the_csv_leaderboard_has_the_documented_columns_and_truth_values(folder):
+    import csv
+    import re
+
+    docs = (Path(__file__).parent.parent / "docs" / "standings.md").read_text()
+    documented = re.search(r"The `csv` form .*?```\n(.*?)\n```", docs, re.DOTALL)
+    assert documented, "docs/standings.md lists the csv's columns"
+    text = (Path(folder) / "leaderboard.csv").read_text()
+    assert text == run("leaderboard", folder, "--format", "csv").stdout
+    rows = list(csv.reader(text.splitlines()))
+    assert ",".join(rows[0]) == documented.group(1)
+    decided = rows[0].index("decided")
+    assert {row[decided] for row in rows[1:]} <= {"TRUE", "FALSE", ""}
+    assert {row[decided] for row in rows[1:]} & {"TRUE", "FALSE"}
+    for row in rows[1:]:
+        assert "True" not in row and "False" not in row and "None" not in row, row

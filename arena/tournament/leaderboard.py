@@ -227,8 +227,11 @@ def _csv(board: dict[str, Any]) -> str:
 
 
 def _csv_value(value: Any) -> Any:
+    """A cell as spreadsheets read and write it: empty for none, ``TRUE``/``FALSE``, numbers to 4 places."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
     return round(value, 4) if isinstance(value, float) else value
 
 
