@@ -729,3 +729,22 @@ def test_the_csv_leaderboard_has_the_documented_columns_and_truth_values(folder)
     assert {row[decided] for row in rows[1:]} & {"TRUE", "FALSE"}
     for row in rows[1:]:
         assert "True" not in row and "False" not in row and "None" not in row, row
+
+
+# The overall table: a bot ranked first in the one game it plays outranked bots that play both
+
+
+def test_a_bot_playing_one_game_never_outranks_bots_playing_both(tmp_path):
+    path = write_tournament(tmp_path, ["random", "r2=random", "trader", "appraiser"],
+                            "modern-art:3,silk-road:3", deals=2, name="mix", seed=3)
+    result = run("run", path, "--sandbox", "none", "-j", "0")
+    assert result.exit_code == 0, result.output
+    board = json.loads((tmp_path / "results" / "mix" / "leaderboard.json").read_text())
+    sections = {section["game"]: section for section in board["sections"]}
+    firsts = {section["standings"][0]["bot"] for game, section in sections.items() if game != "overall"}
+    assert firsts == {"appraiser", "trader"}  # each first in the one game it plays
+    overall = sections["overall"]["standings"]
+    assert [row["bot"] for row in overall][:2] == ["r2", "random"]  # both play both games (tied: r2 by name)
+    assert [len(row["game_ranks"]) for row in overall] == [2, 2, 1, 1]
+    assert all(row["rank_high"] <= 2 for row in overall[:2]) and all(row["rank_low"] >= 3 for row in overall[2:])
+    assert any("plays fewer of the games is ranked after" in line for line in sections["overall"]["explanation"])

@@ -9,9 +9,12 @@ the head-to-head record of every pair (:mod:`arena.standings.figures`).
 The overall section never mixes ratings of different games: a bot's overall
 standing is the **mean of its ranks in the games it plays** (each game
 weighs the same, whatever its number of games or its scale of money), ties
-broken by the better best rank, then by name. Its rank range comes from the
+broken by the better best rank, then by name. A bot that plays fewer of the
+tournament's games is ranked after every bot that plays more: first place in
+the one game it plays says nothing about the game it does not, so it never
+outranks a bot ranked on both. Its rank range comes from the
 same bootstrap: in each resample, every bot's mean of its per-game ranks in
-that resample, ranked. The totals and head-to-head counts add up the games'.
+that resample, ranked the same way. The totals and head-to-head counts add up the games'.
 
 The sections are the JSON form of the leaderboard; :mod:`arena.tournament.leaderboard`
 renders them.
@@ -60,6 +63,7 @@ def explanation(rater: RaterInfo) -> list[str]:
 OVERALL_EXPLANATION = [
     "overall: bots are ordered by the mean of their ranks in the games they play (each game weighs the same); "
     "ratings of different games are on different scales and are not combined",
+    "a bot that plays fewer of the games is ranked after every bot that plays more of them",
     f"'ranks' is the range of ranks the bot holds in 95% of {RESAMPLES} resamples of every game's deals",
     "games, first places, mean placing, mean money and faults add up every game",
 ]
@@ -94,8 +98,8 @@ def overall_section(games: list[GameInput], sections: list[dict[str, Any]], bots
     ranks = {section["game"]: {row["bot"]: row["rank"] for row in section["standings"] if row["games"]}
              for section in sections}  # a game the bot has not played yet does not count
     mean_rank = {bot: [ranks[g.name][bot] for g in games if bot in ranks[g.name]] for bot in bots}
-    order = sorted((bot for bot in bots if mean_rank[bot]),
-                   key=lambda bot: (np.mean(mean_rank[bot]), min(mean_rank[bot]), bot))
+    order = sorted((bot for bot in bots if mean_rank[bot]),  # more games played first, then the mean rank
+                   key=lambda bot: (-len(mean_rank[bot]), np.mean(mean_rank[bot]), min(mean_rank[bot]), bot))
     resampled = _overall_resamples(games, order)
     totals = _sum_totals([g.figures.totals for g in games])
     rows = []
@@ -118,7 +122,8 @@ def overall_section(games: list[GameInput], sections: list[dict[str, Any]], bots
 
 
 def _overall_resamples(games: list[GameInput], order: list[str]) -> np.ndarray:
-    """Per resample, each bot's rank (``order``'s columns) by the mean of its per-game resampled ranks."""
+    """Per resample, each bot's rank (``order``'s columns): fewer games played after more, then by the mean
+    of its per-game resampled ranks."""
     total = np.zeros((RESAMPLES, len(order)))
     count = np.zeros(len(order))
     for game in games:
@@ -130,6 +135,7 @@ def _overall_resamples(games: list[GameInput], order: list[str]) -> np.ndarray:
                 count[column] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(count > 0, total / np.maximum(count, 1), np.inf)
+    mean = mean + (len(games) - count) * (len(order) + 1)  # a game fewer weighs more than any mean rank (<= bots)
     below = (mean[:, None, :] < mean[:, :, None]).sum(2)
     level = (mean[:, None, :] == mean[:, :, None]).sum(2)
     midranks: np.ndarray = below + (level + 1) / 2  # midrank among ties
