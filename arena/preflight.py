@@ -8,7 +8,10 @@ and must answer ``ready`` (a Python bot: return from ``start``) within
 ``start_ms``; then it is closed. A bot that cannot (a missing program or
 module, an import error, an answer that is not the protocol, a start too slow)
 is refused with one :class:`arena.errors.BotCheckFailed` line naming the bot
-and the cause, before any game is played or stored.
+and the cause, before any game is played or stored. An organiser who would
+rather go on without it asks :func:`broken_entrants` instead, which names
+every entrant that cannot play and why, and leaves the decision to the caller
+(``arena run --disqualify-broken``).
 
 The seats are opened one after another (starting a process is quick, and the
 processes boot in parallel), then all are sent ``start`` at once from threads,
@@ -32,7 +35,7 @@ from arena.plugins import Plugins
 from arena.seating import close_seats, open_seat
 from arena.versions import module_importable
 
-__all__ = ["check_entrants"]
+__all__ = ["broken_entrants", "check_entrants"]
 
 #: the interpreter a hint suggests for a script without its execute bit, by extension
 INTERPRETERS = {".py": "python3", ".js": "node", ".sh": "sh", ".rb": "ruby", ".pl": "perl", ".lua": "lua"}
@@ -53,6 +56,21 @@ class _Table:
 def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sandbox: str, limits: Limits,
                    base_dir: str | None = None) -> None:
     """Start every entrant once and refuse the first that cannot play (:class:`BotCheckFailed`, exit 2).
+
+    The arguments are :func:`broken_entrants`'s.
+    """
+    broken = broken_entrants(entrants, game, plugins, sandbox, limits, base_dir)
+    if broken:
+        (first, cause), *others = broken.items()
+        message = f"bot {first} cannot play: {cause}"
+        if others:
+            message += f" (also failing: {', '.join(name for name, _ in others)})"
+        raise BotCheckFailed(" ".join(message.split()))
+
+
+def broken_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sandbox: str, limits: Limits,
+                    base_dir: str | None = None) -> dict[str, str]:
+    """Start every entrant once; each that cannot play, by name (in the order given), with the cause in one line.
 
     :param entrants: the entries (an entrant listed twice is checked once).
     :param game: what they will play: a game object or name, an entry with
@@ -90,13 +108,8 @@ def check_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, san
                                                f"{3 * limits.start_ms / 1000 + SLACK_S:.0f} s")
     finally:
         close_seats(list(seats.values()))
-    failed = [entrant for entrant in unique if entrant.key in causes]
-    if failed:
-        first = failed[0]
-        message = f"bot {first.name} cannot play: {_cause(first, causes[first.key], base_dir, sandbox)}"
-        if len(failed) > 1:
-            message += f" (also failing: {', '.join(entrant.name for entrant in failed[1:])})"
-        raise BotCheckFailed(" ".join(message.split()))
+    return {entrant.name: " ".join(_cause(entrant, causes[entrant.key], base_dir, sandbox).split())
+            for entrant in unique if entrant.key in causes}
 
 
 def _start(seat: Seat, info: dict[str, Any], limits: Limits, key: str, causes: dict[str, str]) -> None:

@@ -75,7 +75,7 @@ BAD = [
      "tournament: missing (required)"),
     ("unknown tournament key", "deals = 2", "deals = 2\nrunds = 3",
      "tournament.runds: unknown key (expected one of: name, seed, format, deals, tables_per_entry, rounds, until, "
-     "top, rating)"),
+     "top, rating, on_broken_entry)"),
     ("a ladder key without the ladder", "deals = 2", "deals = 2\nrounds = 3",
      'tournament.rounds: only for format = "ladder", not "round-robin"'),
     ("no name", "name = \"cup\"\n", "", "tournament.name: missing (required)"),

@@ -30,7 +30,10 @@ from arena.standings.raters import RATERS
 FORMATS = ("round-robin", "gauntlet", "sampled", "ladder")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 TOP_KEYS = ("tournament", "games", "limits", "sandbox", "bots")
-TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "tables_per_entry", "rounds", "until", "top", "rating")
+TOURNAMENT_KEYS = ("name", "seed", "format", "deals", "tables_per_entry", "rounds", "until", "top", "rating",
+                   "on_broken_entry")
+#: what ``[tournament] on_broken_entry`` may say: refuse the run (default, right for CI), or disqualify the entry
+ON_BROKEN_ENTRY = ("refuse", "disqualify")
 GAME_KEYS = ("name", "players", "options")
 BOT_KEYS = ("spec", "options", "files")
 MAX_DEALS = 100_000
@@ -71,6 +74,24 @@ class Tournament:
     rating: str = "trueskill"
     #: ``[sandbox] require``: protections that must be on (arena.sandbox.check_required), else the run is refused
     require: tuple[str, ...] = ()
+    #: an entry that cannot start: ``refuse`` the run (exit 2) or ``disqualify`` it and play the rest
+    #: (not part of :meth:`definition`: which entries play is, through ``bots``)
+    on_broken_entry: str = "refuse"
+
+    def without(self, disqualified: dict[str, str], plugins: Plugins) -> "Tournament":
+        """This tournament without the entries named in ``disqualified`` (name -> why), checked as a file is:
+        every game must keep two entries that play it, a gauntlet its first entry."""
+        if not disqualified:
+            return self
+        entrants = tuple(entrant for entrant in self.entrants if entrant.name not in disqualified)
+        check = _Checker(f"{self.path} (without {', '.join(disqualified)}, disqualified)")
+        if self.format == "gauntlet" and self.entrants[0].name in disqualified:
+            raise check.fail("bots[1].spec", f"{self.entrants[0].name} is the gauntlet's first bot, in every game: "
+                                             "the gauntlet cannot go on without it")
+        if len(entrants) < 2:
+            raise check.fail("bots", f"expected at least 2 [[bots]] entries that can play, got {len(entrants)}")
+        _check_who_plays(check, self.games, entrants, self.format, plugins)
+        return replace(self, entrants=entrants)
 
     def definition(self) -> dict[str, Any]:
         """Everything that decides the games, as plain JSON (the file's path and layout left out)."""
@@ -195,7 +216,12 @@ def parse_tournament(data: dict[str, Any], path: str, plugins: Plugins) -> Tourn
     _check_who_plays(check, games, entrants, form, plugins)
     _check_size(check, games, entrants, form, deals, settings.get("tables_per_entry"), plugins)
     require = _sandbox_require(check, data.get("sandbox", {}))
-    return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings, require=require)
+    on_broken = head.get("on_broken_entry", "refuse")
+    if on_broken not in ON_BROKEN_ENTRY:
+        raise check.fail("tournament.on_broken_entry", f"expected one of {', '.join(ON_BROKEN_ENTRY)}, "
+                                                       f"got {_shown(on_broken)}")
+    return Tournament(path, name, seed, form, deals, games, limits, entrants, **settings, require=require,
+                      on_broken_entry=on_broken)
 
 
 #: the format settings each format takes; ``until`` is "rounds" (play them all) or "settled"

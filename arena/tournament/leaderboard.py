@@ -60,24 +60,28 @@ def build_leaderboard(store: Store, rater: str | None = None) -> dict[str, Any]:
         raise StoreError(f"{os.path.dirname(store.path) or '.'}: no schedule stored yet (its run was stopped "
                          f"before the first game); run the {header['kind']} again")
     info = describe(rater or header["definition"].get("rating", DEFAULT_RATER))
+    disqualified: dict[str, str] = store.meta("disqualified") or {}  # entries that could not start (arena run)
+    not_entered = [f"{bot} is not entered: disqualified before play, it cannot play: {why}"
+                   for bot, why in disqualified.items()]
     inputs, sections = [], []
     for game in plan["games"]:
         name = game["name"]
         seats = from_rows(store.seats_with_blocks(name))
         data = GameInput(name, list(game["entries"]), cached_ratings(store, name, info.name, seats),
                          game_figures(seats, name), seats.games, game["games"],
-                         [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]])
+                         [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]] + not_entered)
         inputs.append(data)
         sections.append(game_section(data, info))
     playing = {bot: [g["name"] for g in plan["games"] if bot in g["entries"]] for bot in plan["bots"]}
     notes = [f"{bot} is ranked on {', '.join(games)} only" for bot, games in playing.items()
              if len(games) < len(plan["games"])]
     overall = overall_section(inputs, sections, list(plan["bots"]), sum(d.stored for d in inputs), header["total"],
-                              notes)
+                              notes + not_entered)
     return {
         "tournament": header["name"],
         "games": overall["games"],
         "scheduled": header["total"],
+        "not_entered": [{"bot": bot, "reason": why} for bot, why in disqualified.items()],
         "rating": {"rater": info.name, "title": info.title, **info.environment, "overall_rule": OVERALL_RULE,
                    "interval": "mu +- 1.96 sigma", "order": "rating (mu), highest first"},
         "sections": [*sections, overall],
