@@ -83,13 +83,14 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
                                             "definition": tournament.definition()})
             try:
                 return _run(tournament, plugins, store, folder, chosen, sandbox, announce,
-                            lambda tally: make_progress(tournament.name, tally, progress_stream, progress_every))
+                            lambda tally, label: make_progress(f"{tournament.name}{label}", tally,
+                                                               progress_stream, progress_every))
             finally:
                 store.close()
 
 
 def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, pool: Pool, sandbox: str,
-         announce: Callable[[str], None], progress: Callable[[Tally], Progress]) -> RunOutcome:
+         announce: Callable[[str], None], progress: Callable[[Tally, str], Progress]) -> RunOutcome:
     """The run inside its folder: the schedule under the run's secret, what is reused, the check, the play."""
     secret = store.run_secret(tournament.seed)
     schedule = build_schedule(tournament, plugins, secret)
@@ -98,7 +99,7 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
     if tournament.format == "ladder":
         store.set_meta({"plan": schedule.summary(), "versions": versions})
         return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, pool, folder,
-                          lambda specs: progress(Tally(len(specs), 0, {}, {})), announce)
+                          lambda label, tally: progress(tally, f" {label}"), announce)
     specs = schedule.specs(sandbox, plugins, secret, versions)
     store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
     stored = store.stored_games()
@@ -110,7 +111,7 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
                   reused=reuse.reused)
     live = LiveRatings(specs, store, tournament.rating, stored)  # rated while the workers play
     try:
-        return run_schedule(specs, pool, store, progress(tally), folder=folder, on_game=live.game_done,
+        return run_schedule(specs, pool, store, progress(tally, ""), folder=folder, on_game=live.game_done,
                             stored=stored)
     finally:
         live.finish()
