@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from arena.entrants import Entrant
+from arena.entrants import Entrant, find_module
 from arena.errors import ArenaError, BotCheckFailed, BotCrashed, BotFault, BotMalformed, BotTimeout
 from arena.games.base import Game
 from arena.match import Limits, Seat, derive_seed
@@ -142,11 +143,41 @@ def _cause(entrant: Entrant, cause: str, base_dir: str | None, sandbox: str) -> 
             cause += (f" (it is not executable: chmod +x it, or name its interpreter first, e.g. "
                       f"cmd:{interpreter} {os.path.basename(program)})")
     module = entrant.target.partition(":")[0]
+    sibling = _sibling_import(entrant, cause) if entrant.kind == "py" and sandbox != "none" else None
+    if sibling:
+        hint = _package_hint(module, entrant.target.partition(":")[2], sibling)
+        return cause[:600 - len(hint)] + hint
     if (entrant.kind == "py" and sandbox != "none" and ("find module" in cause or "No module named" in cause)
             and module_importable(module, entrant.base_dir or None)):
         cause += (" (it imports in this process but not in the sandbox: a module installed in editable mode, "
                   "or one the sandboxed bot cannot read?)")
     return cause[:600]
+
+
+def _sibling_import(entrant: Entrant, cause: str) -> str | None:
+    """The module a single-file ``py:`` bot failed to import from beside it in the sandbox, if that is the cause.
+
+    The sandbox shows a single-file module alone when its folder holds private
+    things (a tournament file, results): a module beside it cannot be imported.
+    """
+    missing = re.search(r"No module named '([A-Za-z_][\w.]*)'", cause)
+    module = entrant.target.partition(":")[0]
+    if missing is None or "." in module:
+        return None
+    spec = find_module(module, entrant.base_dir or None)
+    if spec is None or spec.submodule_search_locations or not spec.origin:
+        return None
+    name = missing[1].partition(".")[0]
+    folder = os.path.dirname(spec.origin)
+    beside = os.path.isfile(os.path.join(folder, f"{name}.py")) or os.path.isdir(os.path.join(folder, name))
+    return name if beside and name != module else None
+
+
+def _package_hint(module: str, cls: str, sibling: str) -> str:
+    """How to fix a single-file bot importing a module beside it: make the two a package."""
+    return (f" (a single-file py: bot runs alone in the sandbox, without {sibling} beside it: make a package, "
+            f"a folder with an __init__.py holding {module}.py and {sibling}.py, import it as "
+            f"'from . import {sibling}', and enter py:FOLDER.{module}:{cls})")
 
 
 def _tables(game: Any, plugins: Plugins) -> list[_Table]:

@@ -637,7 +637,7 @@ def beside(monkeypatch) -> Iterator[Path]:
     monkeypatch.chdir(top)
     monkeypatch.setattr(sys, "path", list(sys.path))  # the run adds the file's folder to it
     yield top
-    for name in ("pybots", "pybots.greedy"):
+    for name in ("pybots", "pybots.greedy", "mybot", "helper", "mine", "mine.helper", "mine.mybot"):
         sys.modules.pop(name, None)
     shutil.rmtree(top, ignore_errors=True)
 
@@ -748,3 +748,25 @@ def test_a_bot_playing_one_game_never_outranks_bots_playing_both(tmp_path):
     assert [len(row["game_ranks"]) for row in overall] == [2, 2, 1, 1]
     assert all(row["rank_high"] <= 2 for row in overall[:2]) and all(row["rank_low"] >= 3 for row in overall[2:])
     assert any("plays fewer of the games is ranked after" in line for line in sections["overall"]["explanation"])
+
+
+# A single-file py: bot importing a module beside it fails in the sandbox, and the hint did not say to make a package
+
+
+def test_a_single_file_bot_importing_its_sibling_is_told_to_make_a_package(beside):
+    cup = beside / "cup"
+    (cup / "helper.py").write_text(GREEDY)
+    (cup / "mybot.py").write_text("from helper import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    write_tournament(cup, ["me=py:mybot:Bot", "random"], "silk-road:2", deals=1, name="sib", seed=4)
+    one_line_error(run("run", "cup/sib.toml", "--sandbox", "process", "-j", "0"),
+                   "bot me cannot play", "No module named 'helper'", "make a package",
+                   "a folder with an __init__.py holding mybot.py and helper.py", "'from . import helper'",
+                   "py:FOLDER.mybot:Bot", said=1)  # said: which protections are on
+    package = cup / "mine"  # the fix the hint names
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helper.py").write_text(GREEDY)
+    (package / "mybot.py").write_text("from .helper import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    write_tournament(cup, ["me=py:mine.mybot:Bot", "random"], "silk-road:2", deals=1, name="sib", seed=4)
+    result = run("run", "cup/sib.toml", "--sandbox", "process", "-j", "0")
+    assert result.exit_code == 0, result.output
