@@ -119,6 +119,10 @@ class ReportError(ArenaError):
     """A report or replay page that cannot be made: its extra (matplotlib) is missing, or its file cannot be written."""
 
 
+class ServeError(ArenaError):
+    """The live site beside a run (``--serve``) could not start: its port is taken, its address is not this host's."""
+
+
 class WorkersError(ArenaError):
     """``-j`` asks for more worker processes than this machine can usefully run."""
 

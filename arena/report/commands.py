@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import click
 
@@ -13,6 +14,7 @@ from arena.report import REPLAYS_PER_TABLE
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     cli.add_command(report)
+    cli.add_command(serve)
 
 
 @click.command()
@@ -54,3 +56,58 @@ def report(results: str, out: str | None, per_table: int, wanted: tuple[str, ...
     for problem in written.broken:
         click.echo(f"arena: warning: {problem}", err=True)
     click.echo(f"Wrote the report (leaderboards, charts, replay pages: {written.replays}); open {written.index}")
+
+
+@click.command()
+@click.argument("results", metavar="RESULTS", type=click.Path(file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0: every interface; anyone who can reach it sees the results).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on; 0 picks a free one.")
+@click.option("--verbose", is_flag=True, help="Log every request on stderr.")
+@click.option("--parent", type=int, hidden=True, help="Stop once this process is gone (run and compare --serve).")
+def serve(results: str, host: str, port: int, verbose: bool, parent: int | None) -> None:
+    """Serve a tournament, a comparison or a results root as a live site, updated as games are stored.
+
+    RESULTS is what `arena report` takes: one tournament's or comparison's
+    folder, or a results root holding many. The pages are the report's
+    (standings with intervals and rank ranges, charts, head-to-head tables,
+    every game with its replay page, faults, settings), plus the progress
+    (played, to play, the rate and the time left), the latest finished games
+    and the latest faults; a comparison shows its SPRT trace growing. An open
+    page updates itself within a few seconds of a game being stored, without
+    reloading. It works while `arena run` or `arena compare` writes to the
+    folder (the store is only read) and on a finished run alike; `arena run
+    FILE --serve` starts it beside a run. Ctrl-C stops it.
+
+    \b
+      arena serve results/demo                  # then open http://127.0.0.1:8000/
+      arena serve results --port 0              # every tournament and comparison; a free port
+    """
+    from arena.errors import ReportError
+    from arena.plugins import get_plugins
+    from arena.report.live_http import start
+    from arena.report.live_site import LiveSite
+    from arena.report.plots import require_matplotlib
+
+    require_matplotlib()
+    if not os.path.isdir(results) and parent is None:
+        raise ReportError(f"{results}: no such folder (expected a tournament's results folder, e.g. results/demo, "
+                          f"or a results root, e.g. results)")
+    site = LiveSite(results, get_plugins())
+    try:
+        server, _ = start(site, host, port, verbose, parent)
+    except OSError as error:
+        raise ReportError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    if parent is None:
+        click.echo(f"arena: serving {results} live at {server.url} (Ctrl-C stops)")
+    else:
+        click.echo(server.url)  # the only line on stdout: the run that started this server reads it
+    sys.stdout.flush()
+    try:
+        server.serve_forever(poll_interval=0.25)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        site.close()

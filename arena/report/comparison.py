@@ -9,20 +9,21 @@ counts them (whole deals in schedule order, up to the deal that decided).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import defaultdict
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from arena.compare.report import HEADLINES, QUESTIONS, question, reason
 from arena.compare.stats import Pair, PairedStats, Sprt
 from arena.errors import ReportError
 from arena.plugins import Plugins
 from arena.report import plots
-from arena.report.markup import table, write_text
+from arena.report.markup import table
 from arena.report.site import Written, write_site
-from arena.runs.store import open_store
+from arena.runs.store import Store, open_store
 
 OUTCOME_FILE = "compare.json"
 CHART = "plots/sprt.svg"
@@ -53,20 +54,24 @@ def read_outcome(folder: str) -> dict[str, Any]:
     return outcome
 
 
-def llr_trace(folder: str, outcome: dict[str, Any]) -> list[float]:
-    """The LLR after each counted deal, from the stored games (empty without an SPRT)."""
+def llr_trace(folder: str, outcome: dict[str, Any], store: Store | None = None) -> list[float]:
+    """The LLR after each counted deal, from the stored games (empty without an SPRT).
+
+    ``store`` is the folder's store when the caller holds it open (the live site's read-only one).
+    """
     settings = outcome.get("sprt")
     if not settings:
         return []
     stats = PairedStats(Sprt(settings["elo0"], settings["elo1"], settings["alpha"], settings["beta"]))
-    store = open_store(folder)
+    opened = store or open_store(folder)
     try:
-        seats = store.seat_results()
+        seats = opened.seat_results()
         deals: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-        for row in store.game_index():
+        for row in opened.game_index():
             deals[row.deal][row.rotation].append(row.order)
     finally:
-        store.close()
+        if store is None:
+            opened.close()
     trace = []
     for deal in sorted(deals)[: outcome.get("blocks", len(deals))]:
         rotations = deals[deal]
@@ -122,16 +127,55 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
+def comparison_top(folder: str, store: Store) -> tuple[str, dict[str, Callable[[], str]]]:
+    """The top of a comparison's front page and its SPRT chart: path -> drawer (none without an SPRT).
+
+    A finished comparison shows its verdict (``compare.json``); one still
+    playing shows the trace so far, from the SPRT settings it keeps in its store.
+    """
+    if is_comparison(folder):
+        outcome = read_outcome(folder)
+        settings = outcome.get("sprt")
+        baseline = outcome.get("baseline", "baseline")
+    else:
+        definition = store.header()["definition"]
+        settings = store.meta("sprt")
+        baseline = definition.get("baseline", {}).get("name", "baseline")
+        outcome = {"sprt": settings, "players": definition.get("game", {}).get("players", 0),
+                   "candidate": definition.get("candidate", {}).get("name", "")}
+    trace = llr_trace(folder, outcome, store)
+    drawers: dict[str, Callable[[], str]] = {}
+    if trace and settings:
+        drawers[CHART] = functools.partial(plots.sprt_chart, trace, settings["lower"], settings["upper"],
+                                           f"{outcome['candidate']} vs {baseline}: SPRT")
+    chart = CHART if drawers else None
+    if is_comparison(folder):
+        return verdict_html(outcome, chart), drawers
+    return playing_html(outcome, trace, chart), drawers
+
+
+def playing_html(outcome: dict[str, Any], trace: list[float], chart: str | None) -> str:
+    """The top of the front page of a comparison still playing: no verdict yet, the SPRT so far."""
+    sprt = outcome.get("sprt")
+    if sprt:
+        where = (f"{len(trace)} deals counted, LLR {trace[-1] if trace else 0.0:+.3f} between "
+                 f"{sprt['lower']:+.3f} (not worse) and {sprt['upper']:+.3f} (regression)")
+    else:
+        where = "a fixed-size comparison (no SPRT): the verdict comes when every game is played"
+    parts = [f'<p class="banner" id="verdict"><strong>playing</strong>: no verdict yet; {escape(where)}.</p>']
+    if chart:
+        parts.append(f'<figure><img src="{escape(chart)}" alt="the SPRT trace so far">'
+                     "<figcaption>The SPRT's log-likelihood ratio after each deal counted so far, between its "
+                     "two bounds.</figcaption></figure>")
+    return "\n".join(parts)
+
+
 def write_comparison(folder: str, out: str, plugins: Plugins, **options: Any) -> Written:
     """Write a comparison's report: its verdict and SPRT trace, then what every report holds."""
     plots.require_matplotlib()
-    outcome = read_outcome(folder)
-    trace = llr_trace(folder, outcome)
-    chart = None
-    if trace:
-        os.makedirs(os.path.join(out, "plots"), exist_ok=True)
-        sprt = outcome["sprt"]
-        write_text(os.path.join(out, CHART), plots.sprt_chart(
-            trace, sprt["lower"], sprt["upper"], f"{outcome['candidate']} vs {outcome['baseline']}: SPRT"))
-        chart = CHART
-    return write_site(folder, out, plugins, header_extra=verdict_html(outcome, chart), **options)
+    store = open_store(folder)
+    try:
+        extra, drawers = comparison_top(folder, store)
+    finally:
+        store.close()
+    return write_site(folder, out, plugins, header_extra=extra, charts_extra=drawers, **options)

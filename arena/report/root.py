@@ -55,8 +55,18 @@ def result_folders(root: str) -> list[str]:
     return [name for name in names if holds_store(os.path.join(root, name))]
 
 
+def store_kind(folder: str) -> str:
+    """The kind of run kept in ``folder``'s store: ``tournament`` or ``compare`` (one still playing has no
+    compare.json yet)."""
+    store = open_store(folder)
+    try:
+        return str(store.meta("kind", "tournament"))
+    finally:
+        store.close()
+
+
 def write_one(folder: str, out: str, plugins: Plugins, **options: Any) -> Written:
-    if is_comparison(folder):
+    if is_comparison(folder) or store_kind(folder) == "compare":
         return write_comparison(folder, out, plugins, **options)
     return write_site(folder, out, plugins, **options)
 
@@ -86,14 +96,26 @@ def write_report(results: str, out: str, plugins: Plugins, **options: Any) -> Re
             rows.append(_row(folder, name))
         except StoreError as error:
             report.skipped.append(f"left out {folder}: {error}")
-    skipped = [f"<p>{escape(problem)}</p>" for problem in report.skipped]
-    write_text(report.index, page(f"Results in {results}", "\n".join([
+    write_text(report.index, root_page(results, rows, report.skipped))
+    return report
+
+
+def root_page(results: str, rows: list[list[Any]], skipped: list[str], script: str = "") -> str:
+    """The index of a results root: a row per tournament and comparison (:func:`root_row`), then what was left out.
+
+    ``script`` is the live site's poller (none in a written report).
+    """
+    return page(f"Results in {results}", "\n".join([
         f"<h1>Results in {escape(results)}</h1>",
         f"<p>{len(rows)} tournaments and comparisons. Each name opens its report.</p>",
         table(["name", "kind", "games stored", "games scheduled", "verdict"], rows, css_id="reports"),
-        *skipped,
-    ])))
-    return report
+        *(f"<p>{escape(problem)}</p>" for problem in skipped),
+    ]), script)
+
+
+def root_row(name: str, kind: str, stored: int, total: int, verdict: str) -> list[Any]:
+    """One row of the root's index: the name linking to its site, the kind, games stored and scheduled, verdict."""
+    return [link(f"{name}/index.html", name), kind, stored, total, verdict]
 
 
 def _row(folder: str, name: str) -> list[Any]:
@@ -107,4 +129,4 @@ def _row(folder: str, name: str) -> list[Any]:
         kind, verdict = "comparison", HEADLINES.get(read_outcome(folder).get("verdict", ""), "-")
     else:
         kind, verdict = "tournament", "-"
-    return [link(f"{name}/index.html", name), kind, stored, header["total"], verdict]
+    return root_row(name, kind, stored, header["total"], verdict)

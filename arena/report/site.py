@@ -16,23 +16,33 @@ one per game of a large tournament would make a site of hundreds of megabytes.
 
 The figures are the leaderboard's own (:mod:`arena.tournament.leaderboard`),
 so the site and ``arena leaderboard`` always agree.
+
+One code path for both sites: :func:`read_site` reads what the pages show,
+:func:`front_page`, :func:`games_page`, :func:`chart_drawers` and
+:func:`replay_document` build them as text, and :func:`write_site` writes them
+to files; ``arena serve`` (:mod:`arena.report.live_site`) serves the very same
+text from memory, adding only its poller script. What differs is which games
+have a replay page (a sample here, every game live): the builders take a
+:data:`~arena.report.activity.ReplayLink`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, TextIO, TypeVar
+from typing import Any, Callable, TextIO, TypeVar
 
 from arena.report import REPLAYS_PER_TABLE
 from arena.errors import ArenaError, ReportError
 from arena.plugins import Plugins
 from arena.report import plots
+from arena.report.activity import Activity, Pace, ReplayLink, activity_html, read_activity
 from arena.report.markup import Cell, link, page, table, write_text
-from arena.report.replay_page import write_replay_page
+from arena.report.replay_page import replay_page
 from arena.runs.loop import Progress
 from arena.standings.board import OVERALL
 from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, build_leaderboard, section_notes, standing_rows
@@ -77,27 +87,51 @@ def sample(index: list[GameRow], per_table: int, wanted: tuple[str, ...] = ()) -
     return chosen
 
 
+@dataclass
+class SiteData:
+    """Everything the front page and the games page show, read from one store at one moment."""
+
+    header: Header
+    board: dict[str, Any]
+    index: list[GameRow]
+    seats: dict[int, list[SeatResult]]
+    faults: dict[str, dict[str, int]]
+    #: per game, the store's placings (the rating charts' history is rated from them when a chart is drawn)
+    placings: dict[str, list[tuple[int, str, int]]]
+    activity: Activity
+
+
+def read_site(store: Store) -> SiteData:
+    """Read what the pages show from ``store`` (the standings, every game's seats, the faults, the activity)."""
+    header = store.header()
+    board = build_leaderboard(store)
+    return SiteData(header=header, board=board, index=store.game_index(), seats=store.seat_results(),
+                    faults=store.fault_kinds(),
+                    placings={game["name"]: store.placings(game["name"]) for game in header["plan"]["games"]},
+                    activity=read_activity(store, header["total"]))
+
+
+def static_link(pages: dict[int, str]) -> ReplayLink:
+    """The replay link of a written site: the page written for that game, if one was."""
+    return lambda order, game_id: pages.get(order)
+
+
 def write_site(results: str, out: str, plugins: Plugins, *, per_table: int = REPLAYS_PER_TABLE,
                wanted: tuple[str, ...] = (), progress_stream: TextIO | None = None,
-               header_extra: str = "") -> Written:
+               header_extra: str = "", charts_extra: dict[str, Callable[[], str]] | None = None) -> Written:
     """Write the report of the tournament in ``results`` (its folder, holding results.sqlite) into ``out``.
 
     :param per_table: replay pages for the first this many games of every table.
     :param wanted: ids of further games to draw replay pages for.
     :param progress_stream: where the progress line goes (default stderr).
     :param header_extra: HTML put at the top of the front page (a comparison's verdict).
+    :param charts_extra: more charts to write (path relative to ``out`` -> its drawer: a comparison's SPRT trace).
     """
     plots.require_matplotlib()
     store = open_store(results)
     try:
-        header = store.header()
-        board = build_leaderboard(store)
-        index = store.game_index()
-        seats = store.seat_results()
-        faults = store.fault_kinds()
-        histories = {game["name"]: rating_histories(store.placings(game["name"]))
-                     for game in header["plan"]["games"]}
-        chosen = sample(index, per_table, wanted)
+        data = read_site(store)
+        chosen = sample(data.index, per_table, wanted)
         for folder in ("plots", "games"):
             try:
                 os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -106,13 +140,16 @@ def write_site(results: str, out: str, plugins: Plugins, *, per_table: int = REP
         written = Written(index=os.path.join(out, "index.html"))
         _clear_old_pages(out)
         tally = Tally(len(chosen) + 1, 0, {}, {}, unit="pages")
-        progress = make_progress(f"report {header['name']}", tally, progress_stream)
+        progress = make_progress(f"report {data.header['name']}", tally, progress_stream)
         try:
             pages = _write_replays(store, chosen, plugins, out, written, progress)
-            charts = _write_charts(out, board, histories, faults)
-            write_text(written.index, index_page(header, board, charts, faults, len(index), header_extra))
-            write_text(os.path.join(out, GAMES_PAGE), games_page(header["name"], index, seats, pages,
-                                                                 written.broken, per_table))
+            drawers = {**chart_drawers(data), **(charts_extra or {})}
+            for relative, draw in drawers.items():
+                write_text(os.path.join(out, relative), draw())
+            link = static_link(pages)
+            write_text(written.index, front_page(data, set(drawers), link, header_extra))
+            write_text(os.path.join(out, GAMES_PAGE), games_page(data, link, written.broken,
+                                                                 sample_note(per_table)))
             progress.game_done([], [])
         finally:
             progress.finish()
@@ -156,8 +193,27 @@ PAGE_NAME = re.compile(r"\d{5,}-[A-Za-z0-9._-]*\.html")
 
 def page_name(order: int, record: dict[str, Any]) -> str:
     """The replay page's file name: its place in the schedule and its id, safe on every file system."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(record.get("id", "game"))).strip("-")
+    return page_file(order, str(record.get("id", "game")))
+
+
+def page_file(order: int, game_id: str) -> str:
+    """:func:`page_name` from the place (1-based) and the id alone."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", game_id).strip("-")
     return f"{order:05d}-{slug}.html"
+
+
+def replay_document(record: dict[str, Any], plugins: Plugins, back: tuple[str, str]) -> tuple[str, str | None]:
+    """The replay page of ``record`` and None, or, when it does not replay, a page saying why and the reason."""
+    try:
+        return replay_page(record, plugins, back=back), None
+    except ReportError:
+        raise
+    except ArenaError as error:  # the record does not replay, or its game is not installed
+        return page(f"Replay {record.get('id')}", (
+            f'<nav class="site">{link(*back)}</nav>'
+            f"<h1>{escape(str(record.get('id')))}</h1>"
+            f'<p class="banner">This game cannot be replayed with the installed engines, so it cannot be '
+            f"shown: {escape(str(error))}</p>")), f"{record.get('id')}: {error}"
 
 
 # -- writing --
@@ -177,52 +233,52 @@ def _write_replays(store: Store, chosen: list[GameRow], plugins: Plugins, out: s
     pages = {}
     for row in chosen:
         seq, game_id = row.order, row.id
-        text = store.record(game_id)
-        assert text is not None  # the id comes from the store's own index
-        record = json.loads(text)
+        stored = store.record(game_id)
+        assert stored is not None  # the id comes from the store's own index
+        record = json.loads(stored)
         name = page_name(seq + 1, record)
-        path = os.path.join(out, "games", name)
-        try:
-            write_replay_page(record, plugins, path, back=(f"../{GAMES_PAGE}", "all games"))
+        text, problem = replay_document(record, plugins, (f"../{GAMES_PAGE}", "all games"))
+        write_text(os.path.join(out, "games", name), text)
+        if problem is None:
             written.replays += 1
-        except ReportError:
-            raise
-        except ArenaError as error:  # the record does not replay, or its game is not installed
-            written.broken.append(f"{record.get('id')}: {error}")
-            write_text(path, page(f"Replay {record.get('id')}", (
-                f'<nav class="site">{link(f"../{GAMES_PAGE}", "all games")}</nav>'
-                f"<h1>{escape(str(record.get('id')))}</h1>"
-                f'<p class="banner">This game cannot be replayed with the installed engines, so it cannot be '
-                f"shown: {escape(str(error))}</p>")))
+        else:
+            written.broken.append(problem)
         pages[seq] = f"games/{name}"
         progress.game_done([], [])
     return pages
 
 
-def _write_charts(out: str, board: dict[str, Any], histories: dict[str, Any], faults: dict[str, Any]) -> dict[str, str]:
-    """Write every chart; chart key -> path relative to ``out``."""
-    charts = {}
+def chart_drawers(data: SiteData) -> dict[str, Callable[[], str]]:
+    """Every chart of the front page: its path relative to the site -> a function drawing it (SVG text).
 
-    def save(key: str, svg: str) -> None:
-        relative = f"plots/{key}.svg"
-        write_text(os.path.join(out, relative), svg)
-        charts[key] = relative
-
+    The paths are known without drawing, so a live site draws a chart only when it is asked for.
+    """
+    drawers: dict[str, Callable[[], str]] = {}
+    board = data.board
     overall = next(section for section in board["sections"] if section["game"] == OVERALL)
     colours = plots.bot_colours([row["bot"] for row in overall["standings"]])
     for section in board["sections"]:
-        series = histories.get(section["game"])
-        if series:
-            ordered = {row["bot"]: thinned(series[row["bot"]]) for row in section["standings"] if row["bot"] in series}
-            save(f"rating-{section['game']}",
-                 plots.rating_chart(ordered, colours, f"{section['game']}: rating against games played"))
+        placings = data.placings.get(section["game"])
+        if placings:
+            drawers[f"plots/rating-{section['game']}.svg"] = functools.partial(
+                _rating_chart, placings, [row["bot"] for row in section["standings"]], colours,
+                f"{section['game']}: rating against games played")
     for section in board["sections"]:
         bots, shares = head_to_head_shares(section)
         if section["games"] and len(bots) > 1:
-            save(f"head-to-head-{section['game']}", plots.heat_map(bots, shares, f"{section['game']}: head-to-head"))
-    if faults:
-        save("faults", plots.faults_chart(faults, _kinds(faults), "faults by bot and kind"))
-    return charts
+            drawers[f"plots/head-to-head-{section['game']}.svg"] = functools.partial(
+                plots.heat_map, bots, shares, f"{section['game']}: head-to-head")
+    if data.faults:
+        drawers["plots/faults.svg"] = functools.partial(plots.faults_chart, data.faults, _kinds(data.faults),
+                                                        "faults by bot and kind")
+    return drawers
+
+
+def _rating_chart(placings: list[tuple[int, str, int]], order: list[str], colours: dict[str, str],
+                  title: str) -> str:
+    """The rating chart of one game: its history rated from ``placings``, bots in standings ``order``."""
+    series = rating_histories(placings)
+    return plots.rating_chart({bot: thinned(series[bot]) for bot in order if bot in series}, colours, title)
 
 
 def head_to_head_shares(section: dict[str, Any]) -> tuple[list[str], list[list[float | None]]]:
@@ -247,26 +303,32 @@ def _kinds(faults: dict[str, dict[str, int]]) -> list[str]:
 # -- the pages --
 
 
-def index_page(header: Header, board: dict[str, Any], charts: dict[str, str], faults: dict[str, Any], stored: int,
-               extra: str = "") -> str:
-    """The report's front page; ``extra`` is HTML put under the title (a comparison's verdict)."""
+def front_page(data: SiteData, charts: set[str], replay_link: ReplayLink, extra: str = "",
+               pace: Pace | None = None, script: str = "") -> str:
+    """The site's front page: ``charts`` are the chart paths drawn (:func:`chart_drawers`), ``extra`` HTML put
+    under the title (a comparison's verdict), ``pace`` the live pace, ``script`` the live site's poller."""
+    header, board = data.header, data.board
     name = header["name"]
     kind = "Comparison" if header["definition"].get("kind") == "compare" else "Tournament"
+    sections = _overall_first(board["sections"])
     parts = [
         f"<h1>{kind} {escape(name)}</h1>",
         extra,
-        f'<p>{stored} of {header["total"]} scheduled games played. '
+        f'<p>{data.activity.stored} of {header["total"]} scheduled games played. '
         f'{link(GAMES_PAGE, "Every game, with its replay")}.</p>',
         '<nav class="site">' + " ".join(
             link(f"#{anchor}", text) for anchor, text in
-            [(f"section-{section['game']}", _section_title(section)) for section in _overall_first(board["sections"])]
-            + [("faults", "faults"), ("settings", "settings")]) + "</nav>",
+            [(f"section-{section['game']}", _section_title(section)) for section in sections]
+            + [("latest-games", "latest games"), ("latest-faults", "latest faults"), ("faults", "faults"),
+               ("settings", "settings")]) + "</nav>",
     ]
-    for section in _overall_first(board["sections"]):
-        parts.append(_section(board, section, charts))
-    parts.append(_faults(faults, charts))
+    keys = {path.removeprefix("plots/").removesuffix(".svg"): path for path in charts}
+    for section in sections:
+        parts.append(_section(board, section, keys))
+    parts.append(activity_html(data.activity, replay_link, pace))
+    parts.append(_faults(data.faults, keys))
     parts.append(_settings(header))
-    return page(f"{kind} {name}", "\n".join(parts))
+    return page(f"{kind} {name}", "\n".join(parts), script)
 
 
 def _overall_first(sections: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -278,6 +340,7 @@ def _section_title(section: dict[str, Any]) -> str:
 
 
 def _section(board: dict[str, Any], section: dict[str, Any], charts: dict[str, str]) -> str:
+    """One game's (or the overall) standings, notes, head-to-head table and charts; ``charts``: key -> path."""
     game = section["game"]
     parts = [f'<h2 id="section-{escape(game)}">{escape(_section_title(section))}: '
              f'{section["games"]} of {section["scheduled"]} games</h2>']
@@ -377,14 +440,22 @@ def _plan_counts(plan: dict[str, Any], game: str) -> list[Any]:
     return ["-", "-"]
 
 
-def games_page(name: str, index: list[GameRow], seats: dict[int, list[SeatResult]], pages: dict[int, str],
-               broken: list[str], per_table: int) -> str:
-    """Every stored game in schedule order; those with a replay page link to it."""
+def sample_note(per_table: int) -> str:
+    """What the games page of a written site says about which games have a replay page."""
+    return (f"the first {per_table} games of every table have one. For any other game, "
+            f"<code>arena report --game ID</code> adds its replay page, <code>arena serve FOLDER</code> serves "
+            f"every game's, and <code>arena show FOLDER ID</code> prints its account.")
+
+
+def games_page(data: SiteData, replay_link: ReplayLink, broken: list[str], note: str, script: str = "") -> str:
+    """Every stored game in schedule order; those with a replay page link to it.
+
+    ``note`` (HTML) says which games have one (:func:`sample_note`; every game on a live site).
+    """
+    name, index, seats = data.header["name"], data.index, data.seats
     parts = [f'<nav class="site">{link("index.html", "leaderboards")}</nav>',
              f"<h1>Tournament {escape(name)}: every game</h1>",
-             f"<p>{len(index)} games, in schedule order. A linked id opens the game's replay: the first "
-             f"{per_table} games of every table have one. For any other game, <code>arena report --game ID</code> "
-             f"adds its replay page and <code>arena show FOLDER ID</code> prints its account.</p>"]
+             f"<p>{len(index)} games, in schedule order. A linked id opens the game's replay: {note}</p>"]
     if broken:
         parts.append('<p class="banner">' + escape(f"{len(broken)} records do not replay with the installed "
                                                   f"engine; their pages say why.") + "</p>")
@@ -393,10 +464,11 @@ def games_page(name: str, index: list[GameRow], seats: dict[int, list[SeatResult
         row = seats.get(seq, [])
         described = " · ".join(f"{seat.bot} {seat.money}" for seat in row)
         winners = ", ".join(sorted({seat.bot for seat in row if seat.rank == 1}))
-        shown = link(pages[seq], game_id) if seq in pages else game_id
+        target = replay_link(seq, game_id)
+        shown = link(target, game_id) if target else game_id
         by_game.setdefault(game, []).append([shown, described, winners, sum(seat.faults for seat in row)])
     for game, rows in by_game.items():
         parts.append(f"<h2>{escape(game)}</h2>")
         parts.append(table(["game", "bots and final money, by seat", "winner", "faults"], rows,
                            css_id=f"games-{game}"))
-    return page(f"Tournament {name}: games", "\n".join(parts))
+    return page(f"Tournament {name}: games", "\n".join(parts), script)

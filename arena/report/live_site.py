@@ -1,0 +1,427 @@
+"""The live site's pages: the report's pages of a results folder, built from memory as the store grows.
+
+A :class:`LiveFolder` watches one tournament's or comparison's folder. A
+sampler (:meth:`LiveSite.pulse`, twice a second) asks the store whether
+anything changed (SQLite's ``data_version``: no query when nothing did) and,
+when something did, counts its games: that count and the store's other
+marks make its *version*. Pages are built only when asked for, and at most
+once per version: the leaderboard, the charts' data and the activity are read
+once per change (:func:`arena.report.site.read_site`), not per request, and
+the builders are the static report's own (:mod:`arena.report.site`), so the
+live pages are the report's pages plus the poller script (``live.js``).
+
+Building is throttled so that a run storing a thousand games a second is not
+slowed: the data is read again at most every :data:`BUILD_EVERY` seconds and
+never more often than :data:`BUILD_SHARE` of the time (a build that took
+0.3 s waits 0.6 s before the next one); a chart is redrawn at most every
+:data:`CHART_EVERY` seconds. The progress line and the status bar come from
+``live.json``, fresh at every poll.
+
+A :class:`LiveSite` is one folder, or a results root: then each subfolder
+holding a store is a :class:`LiveFolder` under ``/NAME/`` and ``/`` lists them.
+Nothing is read from the file system by a request's path: a path is looked up
+among the pages a folder has (its fixed pages, its charts, a replay page whose
+name the store's own index gives), so no path reaches outside the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from html import escape
+from importlib.resources import files
+from typing import Any, Callable
+
+from arena.compare.report import HEADLINES
+from arena.errors import ArenaError
+from arena.plugins import Plugins
+from arena.report.activity import PACE_WINDOW, Pace, progress_text
+from arena.report.comparison import OUTCOME_FILE, comparison_top, is_comparison, read_outcome
+from arena.report.live_store import ReadOnlyStore, file_identity, inside, open_read_only
+from arena.report.markup import page
+from arena.report.root import root_page, root_row
+from arena.report.site import (GAMES_PAGE, PAGE_NAME, SiteData, chart_drawers, front_page, games_page, page_file,
+                               read_site, replay_document)
+from arena.runs.store import STORE_FILE
+from arena.tournament.progress import ESTIMATE_AFTER_ITEMS, ESTIMATE_AFTER_SECONDS
+
+SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
+#: seconds between two looks at the stores
+PULSE_EVERY = 0.5
+#: the data behind the pages is read again at most this often (seconds) ...
+BUILD_EVERY = 1.0
+#: ... and a build waits this many times its own duration before the next one (the server's share of a core)
+BUILD_SHARE = 2.0
+#: a chart is redrawn at most this often (seconds): matplotlib costs tens of milliseconds a chart
+CHART_EVERY = 10.0
+#: replay pages kept in memory (each is drawn from its record on first request)
+REPLAY_CACHE = 64
+LIVE_JSON = "live.json"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A page to send: its bytes, content type and the store version it was built from."""
+
+    body: bytes
+    content_type: str
+    version: str = ""
+    #: where to send the browser instead (a folder named without its closing slash)
+    location: str = ""
+
+
+def live_script(version: str | None) -> str:
+    """The poller with the version the page was built from."""
+    return SCRIPT.replace("__VERSION__", json.dumps(version))
+
+
+def html(text: str, version: str = "") -> Answer:
+    return Answer(text.encode("utf-8"), "text/html; charset=utf-8", version)
+
+
+class LiveFolder:
+    """One tournament's or comparison's folder, served live (see the module docstring)."""
+
+    def __init__(self, folder: str, served: str, plugins: Plugins) -> None:
+        self.folder = folder
+        self.served = served
+        self.plugins = plugins
+        self.lock = threading.Lock()  # the sampler's connection and state
+        self.build_lock = threading.Lock()  # the builders' connection and caches
+        self.chart_lock = threading.Lock()  # the charts, drawn from the data read last
+        self.chart_took = 0.0
+        self.watch: ReadOnlyStore | None = None
+        self.reader: ReadOnlyStore | None = None
+        self.seen_data_version: int | None = None
+        self.version: str | None = None
+        self.status = "waiting"
+        self.message = f"no {STORE_FILE} yet (waiting for the run to make it)"
+        self.stored = 0
+        self.total = 0
+        self.kind = "tournament"
+        self.samples: deque[tuple[float, int]] = deque()
+        self.changed_at = time.monotonic()
+        self.data: tuple[str, SiteData, str, dict[str, Callable[[], str]]] | None = None
+        self.built_at = 0.0
+        self.build_took = 0.0
+        self.pages: dict[str, Answer] = {}
+        self.charts: dict[str, tuple[float, Answer]] = {}
+        self.replays: OrderedDict[tuple[str, int], Answer] = OrderedDict()
+
+    # -- the sampler's side: is there anything new? --
+
+    def pulse(self) -> None:
+        """Look at the store: its version changes when a game (or anything) was stored since the last look."""
+        with self.lock:
+            try:
+                self._look()
+            except ArenaError as error:
+                self._trouble(str(error))
+            now = time.monotonic()
+            self.samples.append((now, self.stored))
+            while self.samples and now - self.samples[0][0] > PACE_WINDOW:
+                self.samples.popleft()
+
+    def _look(self) -> None:
+        path = os.path.join(self.folder, STORE_FILE)
+        if self.watch is not None and self.watch.identity != file_identity(path):
+            self._close_watch()  # another store (--fresh), or none any more
+        if self.watch is None:
+            self.watch = open_read_only(self.folder, self.served)
+        data_version = self.watch.data_version()
+        if data_version == self.seen_data_version and self.status == "ok":
+            return
+        count, last, faults = self.watch.query("SELECT COUNT(current), MAX(row), (SELECT COUNT(*) FROM faults) "
+                                               "FROM games")[0]
+        meta = dict(self.watch.query("SELECT key, value FROM meta WHERE key IN "
+                                     "('total', 'generation', 'kind', 'sprt')"))
+        try:
+            outcome_mark = os.stat(os.path.join(self.folder, OUTCOME_FILE)).st_mtime_ns
+        except OSError:
+            outcome_mark = 0
+        version = f"{self.watch.identity}:{count}:{last}:{faults}:{meta.get('generation')}:" \
+                  f"{meta.get('total')}:{outcome_mark}"
+        if version != self.version:
+            self.version = version
+            self.changed_at = time.monotonic()
+        self.seen_data_version = data_version
+        self.stored = int(count)
+        self.total = int(json.loads(meta.get("total", "0")))
+        self.kind = str(json.loads(meta.get("kind", '"tournament"')))
+        self.status, self.message = "ok", ""
+
+    def _trouble(self, message: str) -> None:
+        if self.watch is not None and not os.path.isfile(os.path.join(self.folder, STORE_FILE)):
+            self._close_watch()
+        if "locked" in message:
+            self.status = "locked"
+            self.message = "the store is locked by another process"
+        elif STORE_FILE in message and ("no " in message or "yet" in message):
+            self.status, self.message = "waiting", message
+        else:
+            self.status = "unreadable"
+            self.message = f"the store cannot be read now ({message})"
+        self.seen_data_version = None
+
+    def _close_watch(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+        self.watch = None
+        self.seen_data_version = None
+
+    def pace(self) -> Pace:
+        """Games a second over the last :data:`PACE_WINDOW` seconds watched, the time left, the time idle."""
+        now = time.monotonic()
+        idle = now - self.changed_at
+        if len(self.samples) < 2:
+            return Pace(None, None, idle)
+        (first, before), (last, after) = self.samples[0], self.samples[-1]
+        played, span = after - before, last - first
+        if played < ESTIMATE_AFTER_ITEMS or span < ESTIMATE_AFTER_SECONDS:
+            return Pace(None, None, idle)
+        rate = played / span
+        return Pace(rate, max(0, self.total - self.stored) / rate, idle)
+
+    def state(self) -> dict[str, Any]:
+        """What ``live.json`` answers: the version, the store's status, the counts, the progress line, the pace."""
+        with self.lock:
+            pace = self.pace()
+            return {"version": self.version, "status": self.status, "message": self.message, "kind": self.kind,
+                    "stored": self.stored, "total": self.total,
+                    "finished": bool(self.total) and self.stored >= self.total,
+                    "progress": progress_text(self.stored, self.total, pace) if self.version else "",
+                    "pace": pace.to_json()}
+
+    # -- the builders' side: pages --
+
+    def answer(self, path: str) -> Answer | None:
+        """The page at ``path`` (relative to the folder: ``index.html``, ``plots/faults.svg``...), or None."""
+        if path == LIVE_JSON:
+            return Answer(json.dumps(self.state()).encode(), "application/json")
+        if path in ("", "index.html", GAMES_PAGE):
+            return self._page(path or "index.html")
+        if path.startswith("plots/") and path.endswith(".svg"):
+            return self._chart(path)
+        if path.startswith("games/") and PAGE_NAME.fullmatch(path.removeprefix("games/")):
+            return self._replay(path.removeprefix("games/"))
+        return None
+
+    def _fresh_data(self) -> tuple[str, SiteData, str, dict[str, Callable[[], str]]] | None:
+        """The data of the pages, read again when the store changed and the throttle allows (build lock held)."""
+        with self.lock:
+            version, status = self.version, self.status
+        if version is None:
+            return None
+        if self.data is not None and (self.data[0] == version or status != "ok"):
+            return self.data
+        now = time.monotonic()
+        if self.data is not None and now - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took):
+            return self.data
+        started = time.monotonic()
+        try:
+            reader = self._reader()
+            data = read_site(reader)
+            extra, drawers = "", dict[str, Callable[[], str]]()
+            if is_comparison(self.folder) or data.header["kind"] == "compare":
+                extra, drawers = comparison_top(self.folder, reader)
+            drawers = {**chart_drawers(data), **drawers}
+        except ArenaError:
+            self._close_reader()
+            return self.data  # the status bar says why (the sampler sees the same trouble)
+        self.data = (version, data, extra, drawers)
+        self.pages = {}
+        self.built_at = time.monotonic()
+        self.build_took = self.built_at - started
+        return self.data
+
+    def _reader(self) -> ReadOnlyStore:
+        path = os.path.join(self.folder, STORE_FILE)
+        if self.reader is not None and self.reader.identity != file_identity(path):
+            self._close_reader()
+        if self.reader is None:
+            self.reader = open_read_only(self.folder, self.served)
+        return self.reader
+
+    def _close_reader(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+        self.reader = None
+
+    def _page(self, name: str) -> Answer:
+        with self.build_lock:
+            data = self._fresh_data()
+            if data is None:
+                return html(waiting_page(self.folder, self.message))
+            version, site, extra, drawers = data
+            if name not in self.pages:
+                script = live_script(version)
+                if name == "index.html":
+                    text = front_page(site, set(drawers), live_link, extra, self.pace(), script)
+                else:
+                    text = games_page(site, live_link, [], "every game has one on this live site.", script)
+                self.pages[name] = html(text, version)
+            return self.pages[name]
+
+    def _chart(self, path: str) -> Answer | None:
+        with self.build_lock:
+            data = self._fresh_data()
+        if data is None or path not in data[3]:
+            return None
+        with self.chart_lock:  # drawn outside the build lock: a slow chart never holds up a page
+            kept = self.charts.get(path)
+            now = time.monotonic()
+            if kept is None or (kept[1].version != data[0] and now - kept[0] >= max(CHART_EVERY,
+                                                                                   BUILD_SHARE * self.chart_took)):
+                svg = data[3][path]()
+                self.chart_took = time.monotonic() - now
+                kept = (now, Answer(svg.encode("utf-8"), "image/svg+xml", data[0]))
+                self.charts[path] = kept
+            return kept[1]
+
+    def _replay(self, name: str) -> Answer | None:
+        order = int(name.split("-", 1)[0]) - 1
+        with self.build_lock:
+            try:
+                rows = self._reader().query("SELECT row, id, record FROM games WHERE current = ?", (order,))
+            except ArenaError:
+                self._close_reader()
+                return None
+            if not rows or page_file(order + 1, rows[0][1]) != name:
+                return None
+            row, game_id, text = rows[0]
+            key = (name, row)
+            if key not in self.replays:
+                document, _ = replay_document(json.loads(text), self.plugins, (f"../{GAMES_PAGE}", "all games"))
+                self.replays[key] = html(document)
+                while len(self.replays) > REPLAY_CACHE:
+                    self.replays.popitem(last=False)
+            self.replays.move_to_end(key)
+            return self.replays[key]
+
+    def verdict(self) -> str:
+        """The root index's verdict column: a finished comparison's headline, else ``-``."""
+        if not is_comparison(self.folder):
+            return "playing" if self.kind == "compare" else "-"
+        try:
+            return HEADLINES.get(read_outcome(self.folder).get("verdict", ""), "-")
+        except ArenaError:
+            return "-"
+
+    def close(self) -> None:
+        with self.lock:
+            self._close_watch()
+        with self.build_lock:
+            self._close_reader()
+
+
+def live_link(order: int, game_id: str) -> str:
+    """On a live site every game has a replay page, drawn when asked for."""
+    return f"games/{page_file(order + 1, game_id)}"
+
+
+def waiting_page(folder: str, message: str) -> str:
+    """The page shown before a store can be read at all (a run about to start, a store being made)."""
+    return page(f"Waiting for {folder}", (
+        f'<h1>Waiting for results in {escape(folder)}</h1>'
+        f'<p class="banner" id="progress-line">{escape(message)}. This page fills in by itself once the first '
+        f"games are stored.</p>"), live_script(None))
+
+
+class LiveSite:
+    """What ``arena serve RESULTS`` serves: one folder's :class:`LiveFolder`, or a root's, one per subfolder."""
+
+    def __init__(self, results: str, plugins: Plugins, *, single: bool | None = None) -> None:
+        self.results = results
+        self.plugins = plugins
+        if single is None:
+            single = os.path.isfile(os.path.join(results, STORE_FILE)) or not _store_folders(results)
+        self.single = single
+        self.folders: dict[str, LiveFolder] = {}
+        self.lock = threading.Lock()
+        if single:
+            self.folders[""] = LiveFolder(results, results, plugins)
+        self.stopped = threading.Event()
+
+    def pulse(self) -> None:
+        """One look at every folder (a root's new subfolders join; its vanished ones leave)."""
+        if not self.single:
+            names = _store_folders(self.results)
+            with self.lock:
+                for name in names - self.folders.keys():
+                    self.folders[name] = LiveFolder(os.path.join(self.results, name), self.results, self.plugins)
+                for name in self.folders.keys() - names:
+                    self.folders.pop(name).close()
+        with self.lock:
+            folders = list(self.folders.values())
+        for folder in folders:
+            folder.pulse()
+
+    def run_sampler(self, every: float = PULSE_EVERY, parent: int | None = None,
+                    on_orphan: Callable[[], None] | None = None) -> None:
+        """Pulse until :attr:`stopped`; with ``parent``, stop (calling ``on_orphan``) once that process is gone."""
+        while not self.stopped.is_set():
+            try:
+                self.pulse()
+            except Exception:  # noqa: BLE001 - the sampler must outlive any one bad look
+                pass
+            if parent is not None and os.getppid() != parent:
+                self.stopped.set()
+                if on_orphan is not None:
+                    on_orphan()
+                return
+            self.stopped.wait(every)
+
+    def answer(self, parts: list[str]) -> Answer | None:
+        """The page at the path ``parts`` (already split and checked by the HTTP layer), or None."""
+        if self.single:
+            return self.folders[""].answer("/".join(parts))
+        if parts in ([], ["index.html"]):
+            return html(self._root_index())
+        if parts == [LIVE_JSON]:
+            return Answer(json.dumps(self._root_state()).encode(), "application/json")
+        with self.lock:
+            folder = self.folders.get(parts[0])
+        if folder is None or not inside(self.results, folder.folder):
+            return None
+        if len(parts) == 1:  # /NAME: the folder's pages are relative to /NAME/
+            return Answer(b"", "text/plain", location=f"{parts[0]}/")
+        return folder.answer("/".join(parts[1:]))
+
+    def _root_state(self) -> dict[str, Any]:
+        with self.lock:
+            folders = dict(self.folders)
+        states = {name: folder.state() for name, folder in sorted(folders.items())}
+        problems = [f"{name}: {state['message']}" for name, state in states.items() if state["status"] != "ok"]
+        return {"version": json.dumps({name: state["version"] for name, state in states.items()}),
+                "status": "ok", "message": "; ".join(problems), "progress": "",
+                "finished": all(state["finished"] for state in states.values())}
+
+    def _root_index(self) -> str:
+        with self.lock:
+            folders = dict(self.folders)
+        rows = []
+        for name, folder in sorted(folders.items()):
+            state = folder.state()
+            rows.append(root_row(name, "comparison" if state["kind"] == "compare" else "tournament",
+                                 state["stored"], state["total"], folder.verdict()))
+        return root_page(self.results, rows, [], live_script(self._root_state()["version"]))
+
+    def close(self) -> None:
+        self.stopped.set()
+        with self.lock:
+            for folder in self.folders.values():
+                folder.close()
+
+
+def _store_folders(root: str) -> set[str]:
+    """The subfolders of ``root`` holding a store inside ``root`` (a link pointing out is left out)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return set()
+    return {name for name in names if not name.startswith(".")
+            and os.path.isfile(os.path.join(root, name, STORE_FILE)) and inside(root, os.path.join(root, name))}
