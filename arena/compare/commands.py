@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 import click
@@ -14,6 +15,7 @@ from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
+from arena.runs.beside import serve_options, start_beside
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
 from arena.seating import bot_prints_to_stderr
 
@@ -84,6 +86,7 @@ def default_name(game: str, candidate: str, baseline: str) -> str:
                    "[default: a secret drawn on the first run and kept in the results store]")
 @click.option("--name", metavar="NAME", help="Results go to ROOT/NAME  [default: compare-GAME-CANDIDATE-vs-BASELINE]")
 @run_options
+@serve_options
 @limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON instead of the summary.")
 @click.pass_context
@@ -170,6 +173,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     )
     if deals is not None:
         max_games = deals * design.games_per_block
+    beside = start_beside(ctx, os.path.join(root, design.name), lambda line: click.echo(line, err=True))
     click.echo(weaknesses() if sandbox == "process" else "sandbox: none (bots run in the runner's processes, "
                "trusted code only)", err=True)
     try:
@@ -181,6 +185,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
         ctx.exit(exit_status_of_signal(stop.signum))
     append_step_summary(render_markdown(outcome))
     click.echo(render_json(outcome) if as_json else render_text(outcome))
+    beside.hold(lambda line: click.echo(line, err=True))
     ctx.exit(EXIT_STATUS[outcome["verdict"]])
 
 

@@ -8,11 +8,14 @@ included, would otherwise pay about 0.4 s for them.
 
 from __future__ import annotations
 
+import os
+
 
 import click
 
 from arena import hookimpl
 from arena.plugins import get_plugins
+from arena.runs.beside import serve_options, start_beside
 from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
@@ -25,6 +28,7 @@ from arena.tournament.config import load_tournament
 @click.command()
 @click.argument("tournament_file", metavar="TOURNAMENT.toml")
 @run_options
+@serve_options
 @click.pass_context
 def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: str | None, sandbox: str, root: str,
         fresh: bool) -> None:
@@ -52,6 +56,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
 
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
+    beside = start_beside(ctx, os.path.join(root, tournament.name), lambda line: click.echo(line, err=True))
     with bot_prints_to_stderr():
         outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
                                  fresh=fresh, announce=lambda line: click.echo(line, err=True))
@@ -65,6 +70,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
     click.echo(render(board, "table"))
     click.echo(f"leaderboards: {outcome.folder}/leaderboard.md (.csv, .json); one game: arena show {outcome.folder} "
                f"GAME_ID; a report: arena report {outcome.folder}", err=True)
+    if not outcome.interrupted:
+        beside.hold(lambda line: click.echo(line, err=True))
     for failure in outcome.failed:
         click.echo(f"failed: {failure}", err=True)
     if outcome.interrupted:
