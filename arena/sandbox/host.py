@@ -130,7 +130,7 @@ def serve(factory: Callable[..., Any], options: dict[str, Any], one_game: bool =
 
 
 def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str, Any], request: dict[str, Any],
-                  ids: tuple[int, int]) -> NoReturn:
+                  ids: tuple[int, int], seal: Callable[[], None] | None = None) -> NoReturn:
     """In a game's bot, just forked by the template into namespaces of its own: its jail, then the game.
 
     ``ids`` are the template's user and group ids (mapped to themselves in the
@@ -147,6 +147,8 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
         os.closerange(3, 1 << 16)
         jail.unmap_shared_memory()
         jail.drop_capabilities()
+        if seal is not None:
+            seal()  # last: a fresh session keyring, and the bots' system-call filter (limits.game_seal)
     except Exception as error:  # the runner sees a crash with this line
         os.write(2, f"arena-host: cannot make the game's jail: {error}\n".encode())
         os._exit(1)
@@ -169,6 +171,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
         trim(0)  # free heap pages go back: fewer page table entries copied by each game's clone
     control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
     ids = os.getuid(), os.getgid()
+    seal = limits.game_seal()
     games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid
     waiting = selectors.DefaultSelector()
     waiting.register(control, selectors.EVENT_READ)
@@ -192,7 +195,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
                     control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))
                     pid = pidfd = -1
                 if pid == 0:
-                    play_one_game(pipes, factory, options, request, ids)
+                    play_one_game(pipes, factory, options, request, ids, seal)
                 for fd in fds:
                     os.close(fd)
                 if pid > 0:

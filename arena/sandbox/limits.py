@@ -15,7 +15,7 @@ import signal
 import stat
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from arena.sandbox import jail
+from arena.sandbox import jail, keyring, seccomp
 from arena.sandbox.syscalls import check as _check
 from arena.sandbox.syscalls import clone
 from arena.sandbox.syscalls import libc as _libc
@@ -223,8 +223,9 @@ def become_process_one(mount_proc: bool = True) -> None:
 def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
             open_up: Sequence[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
             readable: list[str] | None = None, scratch_mb: int = 64,
-            cgroup_files: Sequence[str] = ()) -> Callable[[], None]:
-    """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits.
+            cgroup_files: Sequence[str] = (), forks_games: bool = False) -> Callable[[], None]:
+    """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits,
+    a fresh session keyring, and last the system-call filter.
 
     :param uid: (a root runner) the user id the bot becomes.
     :param open_up: (own user id, no private root) folders the bot's user must be let through
@@ -235,8 +236,11 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
         (:func:`arena.sandbox.jail.enter_root`); None: the host's filesystem.
     :param cgroup_files: ``cgroup.procs`` files the process joins first (:mod:`arena.sandbox.cgroups`).
     :param cpu_hard: the hard RLIMIT_CPU (finite: the bot cannot raise its soft limit past it).
+    :param forks_games: the process is a Python bot's template: its filter still lets it clone each game into
+        new namespaces and mount its scratch (the game then stacks the bots' filter, :func:`game_seal`).
 
-    Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last.
+    Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last, then the filter
+    (:mod:`arena.sandbox.seccomp`, where this machine allows one): nothing after it is the runner's code.
     """
     settings = []
     for kind, value in pairs:
@@ -250,6 +254,7 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
     settings.append((resource.RLIMIT_CPU, (min(cpu_seconds, cpu_hard), cpu_hard)))
     folders = list(open_up)
     joins = list(cgroup_files)
+    load_filter = filter_loader(seccomp.TEMPLATE if forks_games else seccomp.BOT)
 
     def apply() -> None:
         die_with_parent()
@@ -277,12 +282,45 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        keyring.join_fresh_session()  # as the bot's user: the keyring is its own, none of the runner's possessed
         for kind, values in settings:
             resource.setrlimit(kind, values)
         no_new_privileges()
         die_with_parent()
+        if load_filter is not None:
+            load_filter()
 
     return apply
+
+
+def filter_loader(kind: str) -> Callable[[], None] | None:
+    """What loads the system-call filter ``kind`` (:data:`arena.sandbox.seccomp.BOT` or ``TEMPLATE``) into a
+    new process; None where this machine gives bots none (``arena sandbox`` says why)."""
+    if seccomp.refusal() is not None:
+        return None
+    return seccomp.loader(seccomp.program(kind))
+
+
+def game_seal() -> Callable[[], None]:
+    """Made by a template before its first game: what each game's bot runs last, after its jail and before the
+    bot's code: a fresh session keyring of its own (not the template's, shared by its games), then, when the
+    template runs under a filter, the bots' stricter one stacked on it (no mounts, namespaces or keyrings)."""
+    load: Callable[[], None] | None = None
+    failure = ""
+    if seccomp.filtered():
+        try:
+            load = seccomp.loader(seccomp.program(seccomp.BOT))
+        except (seccomp.Unavailable, OSError) as error:
+            failure = f"cannot build the game's system-call filter: {error}"
+
+    def seal() -> None:
+        keyring.join_fresh_session()
+        if failure:
+            raise OSError(errno.EPERM, failure)
+        if load is not None:
+            load()
+
+    return seal
 
 
 def move_cpu_backstop(pid: int, cpu_seconds: int) -> int:
@@ -322,8 +360,12 @@ class UidPool:
         return self.base + self.next_shared
 
     def give_back(self, uid: int) -> None:
+        """Take ``uid`` back once its bot's processes are gone; without a system-call filter, the keys its bots
+        left in its user keyrings are cleared first (with one, a bot cannot make a key)."""
         slot = uid - self.base
         if 0 <= slot < UIDS_PER_RUNNER and slot not in self.free:
+            if seccomp.refusal() is not None:
+                keyring.clear_user_keyrings(uid)
             self.free.append(slot)
 
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 
 from arena.errors import SandboxError
-from arena.sandbox import cgroups, jail, limits
+from arena.sandbox import cgroups, jail, keyring, limits, seccomp
 from arena.sandbox.limits import UID_BASE, hidden_ancestors
 
 
@@ -24,6 +24,8 @@ REQUIRABLE = {
     "ipc": "a private IPC namespace and /dev/shm per bot",
     "memory": "a memory cgroup per bot (memfd, /tmp, /dev/shm and SysV shm counted)",
     "cpu": "a cgroup per bot: CPU of all its processes counted, all stopped between decisions",
+    "seccomp": "a system-call filter per bot: keyrings, locks, watches, tracing, mounts refused",
+    "keyring": "a fresh, empty session keyring per bot: none of the runner's keys possessed",
     "secret-seed": "deals drawn from a secret (checked by the tournament, not the sandbox)",
 }
 
@@ -42,7 +44,9 @@ class Protections:
       ``/proc/PID/schedstat``) or ``wall`` (no CPU clock: wall time only);
     - ``filesystem``: a private root (:mod:`arena.sandbox.jail`);
     - ``memory_cgroup``, ``core_cgroup``, ``pids_cgroup``: per-bot cgroups (:mod:`arena.sandbox.cgroups`);
-    - ``fork_template``: Python bots are forked per game from a template, each game in namespaces of its own.
+    - ``fork_template``: Python bots are forked per game from a template, each game in namespaces of its own;
+    - ``seccomp``: every bot process runs under a system-call filter (:mod:`arena.sandbox.seccomp`);
+    - ``keyring``: every bot process holds a fresh session keyring (:mod:`arena.sandbox.keyring`).
     """
 
     root: bool
@@ -54,6 +58,8 @@ class Protections:
     core_cgroup: bool = False
     pids_cgroup: bool = False
     fork_template: bool = False
+    seccomp: bool = False
+    keyring: bool = False
     reasons: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -68,6 +74,8 @@ class Protections:
             "ipc": self.namespaces and self.filesystem,
             "memory": self.memory_cgroup,
             "cpu": self.core_cgroup,
+            "seccomp": self.seccomp,
+            "keyring": self.keyring,
             "secret-seed": True,
         }[name]
 
@@ -124,7 +132,10 @@ class Protections:
              if self.fork_template else "each game starts the bot's host process afresh"),
             ("no new privileges", "on",
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
-            ("seccomp", "off", "no system-call filter (see docs/security.md)"),
+            ("system-call filter", state(self.seccomp, "seccomp"),
+             "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules refused (EPERM)"),
+            ("fresh keyring", state(self.keyring, "keyring"),
+             "a new, empty session keyring per bot: none of the runner's keys is possessed"),
         ]
 
 
@@ -168,22 +179,23 @@ _FORK_TRIAL = """
 import os, sys
 from arena.sandbox import jail, limits
 ids = os.getuid(), os.getgid()
+seal = limits.game_seal()
 pid, _ = limits.fork_game()
 if pid == 0:
-    limits.own_namespaces(ids); jail.mount_proc(); jail.fresh_scratch(8, ids); jail.drop_capabilities()
+    limits.own_namespaces(ids); jail.mount_proc(); jail.fresh_scratch(8, ids); jail.drop_capabilities(); seal()
     open("/tmp/x", "w").write("x"); os._exit(0)
 sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 """
 
 
-def _runs(own_user: bool, namespaces: bool, filesystem: bool = False, code: str = "") -> bool:
+def _runs(own_user: bool, namespaces: bool, filesystem: bool = False, code: str = "", template: bool = False) -> bool:
     """Whether Python starts as a bot would (as root: under a user id of its own)."""
     needed = [sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix]
     open_up = (hidden_ancestors([path for path in needed if os.path.exists(path)], UID_BASE)
                if own_user and not filesystem else [])
     readable = jail.readable_paths(python_paths()) if filesystem else None
     preexec = limits.preexec([], 60, uid=UID_BASE if own_user else None, open_up=open_up, namespaces=namespaces,
-                             readable=readable, scratch_mb=16)
+                             readable=readable, scratch_mb=16, forks_games=template)
     env = {"PATH": os.defpath, "PYTHONPATH": os.path.dirname(python_paths()[-1]), "HOME": "/"}
     try:
         completed = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
@@ -211,15 +223,18 @@ def protections() -> Protections:
                                            "and not os.path.exists('/root/.bashrc')")
     if namespaces and not filesystem:
         reasons += [("filesystem", "mounting a private root refused"), ("ipc", "no private /dev/shm")]
-    fork_template = filesystem and _runs(own_user, namespaces, filesystem=True, code=_FORK_TRIAL)
+    fork_template = filesystem and _runs(own_user, namespaces, filesystem=True, code=_FORK_TRIAL, template=True)
     where = cgroups.hierarchies()
+    filter_off, keyring_off = seccomp.refusal(), keyring.refusal()
+    reasons += [(name, why) for name, why in (("seccomp", filter_off), ("keyring", keyring_off)) if why]
     if not where.memory:
         reasons.append(("memory", "no memory cgroup can be made here: rlimits and a size-capped /tmp only"))
     if not where.core:
         reasons.append(("cpu", "no cgroup v2 folder can be made here: main process timed, process group stopped"))
     return Protections(root=root, own_user=own_user, namespaces=namespaces, cpu_clock=_cpu_clock(),
                        filesystem=filesystem, memory_cgroup=bool(where.memory), core_cgroup=bool(where.core),
-                       pids_cgroup=bool(where.pids), fork_template=fork_template, reasons=tuple(reasons))
+                       pids_cgroup=bool(where.pids), fork_template=fork_template, seccomp=filter_off is None,
+                       keyring=keyring_off is None, reasons=tuple(reasons))
 
 
 def check_required(names: list[str]) -> None:
@@ -240,5 +255,6 @@ def weaknesses() -> str:
     """One line saying which protections are off here (for ``arena run``'s first line), or that all are on."""
     off = protections().off()
     if not off:
-        return "sandbox: every protection is on (namespaces, filesystem, ipc, memory, cpu)"
+        return "sandbox: every protection is on (" + ", ".join(name for name in REQUIRABLE
+                                                              if name != "secret-seed") + ")"
     return "sandbox: OFF on this machine: " + "; ".join(off)

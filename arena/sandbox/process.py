@@ -235,7 +235,7 @@ class ProcessBot:
                      if uid is not None and self.readable is None else []),
             namespaces=self.protections.namespaces, cpu_hard=sandbox_limits.cpu_hard_seconds(self.limits),
             readable=self.readable, scratch_mb=self.limits.memory_mb,
-            cgroup_files=self.cgroup.join_files if self.cgroup else [])
+            cgroup_files=self.cgroup.join_files if self.cgroup else [], forks_games=self.template)
 
     def _work_folder(self) -> str | None:
         """The host folder the bot works in; None when it gets a private root (its home is in its scratch there,

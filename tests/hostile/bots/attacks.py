@@ -31,7 +31,8 @@ def encode(args: list[str]) -> str:
 
 
 def decode(args: list[str]) -> list[str]:
-    if len(args) == 1 and args[0].startswith("b64:"):
+    """The arguments :func:`encode` made; words after them are only for the sandbox to see (files named)."""
+    if args and args[0].startswith("b64:"):
         return json.loads(base64.b64decode(args[0][4:]))
     return args
 
@@ -293,6 +294,9 @@ ATTACKS = {
     "escape": ("decide", escape),
     "exit_at_start": ("start", lambda args: os._exit(3)),
 }
+from kernel_attacks import KERNEL_ATTACKS  # noqa: E402  (keyrings, locks, watches: test_hostile_kernel.py)
+
+ATTACKS.update(KERNEL_ATTACKS)
 KEEP: list = []
 
 

@@ -1,0 +1,164 @@
+"""Bots cannot pass anything through the kernel's shared state: keyrings, file locks and watches.
+
+Keyrings belong to no namespace, and every bot sees the same inodes of the
+runtime: a key with other-read permission, a lock held on a shared file or a
+watch on it would carry a hand from one seat to another, or from one game to
+the next. The system-call filter (arena/sandbox/seccomp.py) refuses them; a
+fresh session keyring per bot process (arena/sandbox/keyring.py) keeps the
+runner's keys out of reach even where the filter is off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+import uuid
+
+import pytest
+
+from conftest import KINDS, cmd, honest, play, reports, require
+from kernel_attacks import KEY_NAME, TOKEN_NAME
+from arena.plugins import get_plugins
+from arena.sandbox import seccomp
+from arena.seating import SeatPool
+from conftest import LIMITS
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_SYS_ADD_KEY, _SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, _KEY_SPEC_SESSION_KEYRING = 248, 250, 1, -3
+TOKEN = b"token-5f1c0ffee"
+
+
+def in_session(function, token: bytes | None = None):
+    """``function()`` run by a runner thread that holds a session keyring of its own (as a login or service
+    session does), holding ``token`` in a key named TOKEN_NAME; its result (or its exception, raised here)."""
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            name = f"arena-test-{uuid.uuid4().hex}".encode()
+            if _libc.syscall(_SYS_KEYCTL, _KEYCTL_JOIN_SESSION_KEYRING, name) < 0:
+                raise OSError(ctypes.get_errno(), "cannot join a session keyring")
+            if token is not None and _libc.syscall(_SYS_ADD_KEY, b"user", TOKEN_NAME.encode(), token,
+                                                   ctypes.c_size_t(len(token)),
+                                                   ctypes.c_long(_KEY_SPEC_SESSION_KEYRING)) < 0:
+                raise OSError(ctypes.get_errno(), "cannot add the token")
+            outcome["value"] = function()
+        except BaseException as error:  # noqa: BLE001 - handed to the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def keys_left(name: str = KEY_NAME) -> list[str]:
+    """The lines of /proc/keys (all of them: the test runs as root) naming a hostile key, after the kernel's
+    garbage collector had a moment."""
+    for _ in range(20):
+        with open("/proc/keys") as handle:
+            lines = [line for line in handle.read().splitlines() if name in line]
+        if not lines:
+            return []
+        time.sleep(0.1)
+    return lines
+
+
+def filter_off(monkeypatch) -> None:
+    """Run this test's bots without the system-call filter, as on a machine that refuses it."""
+    monkeypatch.setattr(seccomp, "refusal", lambda: "off for this test")
+
+
+def test_a_key_cannot_carry_a_hand_from_one_seat_to_another():
+    # cmd: only: a Python bot's game is in a user namespace of its own, where /proc/keys hides other users' keys
+    require("seccomp")
+    record, texts = play([cmd("key_leave", "seat-0", name="leaver"), cmd("key_find", name="finder"), honest()])
+    control, _ = play([cmd("none", name="leaver"), cmd("none", name="finder"), honest()])
+    assert reports(texts[0], "key_leave") == [{"add": "PermissionError", "setperm": "none"}]
+    found = reports(texts[1], "key_find")
+    assert found and all(each == {"session": "PermissionError", "user": "PermissionError"} for each in found)
+    assert record["faults"] == [] and record["moves"] == control["moves"]
+    assert keys_left() == []
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_keys_do_not_survive_into_a_later_game(kind):
+    require("seccomp", "keyring")
+    make = KINDS[kind]
+
+    def two_games(attack: str):
+        pool = SeatPool(get_plugins(), "process", LIMITS)
+        try:
+            first, _ = play([make(attack), honest()], seed=1, pool=pool)
+            second, texts = play([make(attack), honest()], seed=2, pool=pool)
+        finally:
+            pool.close()
+        return first, second, texts[0]
+
+    first, second, text = in_session(lambda: two_games("key_remember"))
+    control_first, control_second, _ = two_games("none")
+    refused = {"session": "PermissionError", "user": "PermissionError"}
+    found, left = reports(text, "key_find"), reports(text, "key_left")
+    assert found and left and all(each == refused for each in found + left)
+    assert first["moves"] == control_first["moves"] and second["moves"] == control_second["moves"]
+    assert first["faults"] == second["faults"] == []
+    assert keys_left() == []
+
+
+@pytest.mark.parametrize("filtered", ["filter on", "filter off"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_bot_cannot_read_the_token_in_the_runners_session_keyring(kind, filtered, monkeypatch):
+    require("keyring", *(["seccomp"] if filtered == "filter on" else []))
+    if filtered == "filter off":
+        filter_off(monkeypatch)
+    make = KINDS[kind]
+    record, texts = in_session(lambda: play([make("key_token"), honest()]), token=TOKEN)
+    control, _ = play([make("none"), honest()])
+    token = reports(texts[0], "token")
+    # under the filter keyctl is refused; without it the bot's session keyring is a fresh, empty one (ENOKEY)
+    assert token == [{"session": "PermissionError" if filtered == "filter on" else "OSError", "listed": {}}]
+    assert TOKEN.decode() not in texts[0]
+    assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
+@pytest.mark.parametrize("lock", ["flock", "lockf"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_lock_on_a_shared_file_carries_nothing(kind, lock):
+    # flock(LOCK_SH) held by one seat, probed with flock(LOCK_EX|LOCK_NB) or fcntl(F_GETLK) by the other
+    require("seccomp")
+    make = KINDS[kind]
+    record, texts = play([make("lock_hold", lock, name="holder"), make("lock_probe", lock, name="prober"), honest()])
+    control, _ = play([make("none", name="holder"), make("none", name="prober"), honest()])
+    assert reports(texts[0], "lock") == ["PermissionError"]
+    probes = reports(texts[1], "probe")
+    assert probes and set(probes) == {"PermissionError"}
+    assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
+@pytest.mark.parametrize("watch", ["inotify", "dnotify"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_watch_on_a_shared_file_sees_nothing(kind, watch):
+    # one seat opens and reads a runtime file at every decision; the other watches it (IN_OPEN) or its folder
+    require("seccomp")
+    make = KINDS[kind]
+    record, texts = play([make("touch_shared", name="toucher"), make("watch", watch, name="watcher"), honest()])
+    control, _ = play([make("none", name="toucher"), make("none", name="watcher"), honest()])
+    watched, events = reports(texts[1], "watch"), reports(texts[1], "events")
+    assert watched and set(watched) == {"PermissionError"} and set(events) == {0}
+    assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
+def test_the_refused_calls_are_the_documented_ones():
+    # docs/security.md lists every refused call: a call added to the filter and not documented fails here
+    with open(__file__.rsplit("/tests/", 1)[0] + "/docs/security.md") as handle:
+        text = handle.read()
+    for kind in (seccomp.BOT, seccomp.TEMPLATE):
+        for calls, _ in seccomp.refused_calls(kind):
+            for call in calls.split(", "):
+                assert f"`{call}`" in text, call
+    for command in seccomp.LOCK_AND_NOTIFY_COMMANDS:
+        assert f"`{command}`" in text, command
