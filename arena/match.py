@@ -140,6 +140,13 @@ def _crashed(error: Exception) -> BotCrashed:
     return BotCrashed(f"decide raised {error!r}")
 
 
+def _unserved(what: str, error: Exception) -> BotCrashed:
+    """The fault of a seat whose adapter raised ``error`` (not a fault) while serving it: whatever a bot or
+    its process sent, the game goes on (the error is logged with its traceback, it may be the runner's)."""
+    log.error("a seat's adapter raised in %s", what, exc_info=error)
+    return BotCrashed(f"{what}: the runner could not serve this seat: {error!r}")
+
+
 def _late(used: float, limit_ms: float) -> BotTimeout:
     """The fault of an in-process bot that answered after ``used`` ms, over ``limit_ms``."""
     return BotTimeout(f"answered after {used:.0f} ms, limit {limit_ms:.0f} ms (wall clock)")
@@ -256,7 +263,12 @@ def play_game(
             "seed": bot_seeds[seat],
         }
         try:
-            bot.start(info, limits.start_ms)
+            try:
+                bot.start(info, limits.start_ms)
+            except BotFault:
+                raise
+            except Exception as error:  # never a failed game: see _unserved
+                raise _unserved("start", error) from None
         except BotFault as error:
             fault(seat, "start", error.kind, str(error), None, clock=getattr(bot, "clock", "wall"))
             stopped[seat] = True
@@ -301,7 +313,12 @@ def play_game(
                 if used > allowed[seat]:
                     raise _late(used, allowed[seat])
             else:
-                action, used = decides[seat](request, allowed[seat])
+                try:
+                    action, used = decides[seat](request, allowed[seat])
+                except BotFault:
+                    raise
+                except Exception as error:
+                    raise _unserved(str(decision), error) from None
             if used > move_ms:
                 bank[seat] -= used - move_ms
                 allowed[seat] = move_ms + bank[seat]
@@ -339,6 +356,8 @@ def play_game(
             bot.end(message if isinstance(bot, InProcessBot) else message.full())
         except BotFault:
             pass
+        except Exception as error:
+            fault(seat, "end", "crash", str(_unserved("end", error)), None)
     if keep_state is not None:
         keep_state.append(state)
     return {

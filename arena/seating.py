@@ -101,7 +101,11 @@ class SeatPool:
     def release(self, seats: list[Any]) -> None:
         for seat in seats:
             if not self.limits.reuse and hasattr(seat, "finish_game"):
-                seat.finish_game()
+                try:
+                    seat.finish_game()
+                except Exception:  # a seat that cannot be made ready again is closed, never a failed game
+                    close_seats([seat])
+                    continue
                 self.idle.setdefault(seat.entrant.key, []).append(seat)
             elif getattr(seat, "healthy", True):
                 self.idle.setdefault(seat.entrant.key, []).append(seat)

@@ -218,3 +218,42 @@ def test_arena_play_sandboxes_plugin_py_and_cmd_bots_and_the_record_replays(tmp_
     assert record["players"] == ["random", "me", "node"] and record["faults"] == []
     replayed = subprocess.run(["arena", "replay", str(record_path)], capture_output=True, text=True, timeout=120)
     assert replayed.returncode == 0, replayed.stdout
+
+
+class Unserved:
+    """A seat adapter that raises what is not a fault (a bug, or a value from a hostile process it trusted)."""
+
+    clock = "wall"
+
+    def __init__(self, where: str, error: BaseException) -> None:
+        self.where, self.error = where, error
+
+    def start(self, info, limit_ms):
+        if self.where == "start":
+            raise self.error
+
+    def decide(self, request, limit_ms):
+        if self.where == "decide":
+            raise self.error
+        return {"n": 1}, 1.0
+
+    def end(self, info):
+        if self.where == "end":
+            raise self.error
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("where", ["start", "decide", "end"])
+def test_any_exception_while_serving_a_seat_is_that_seats_crash_and_the_game_goes_on(seat, where):
+    record = tally([Unserved(where, KeyError("game")), seat(external("honest"))])
+    assert [(f["seat"], f["kind"], f["decision"]) for f in record["faults"]] == [
+        (0, "crash", "pick" if where == "decide" else where)]
+    assert "the runner could not serve this seat: KeyError('game')" in record["faults"][0]["detail"]
+    assert record["result"]["money"][1] == 12
+
+
+def test_an_interrupt_of_the_runner_still_stops_the_game(seat):
+    with pytest.raises(KeyboardInterrupt):
+        tally([Unserved("decide", KeyboardInterrupt()), seat(external("honest"))])

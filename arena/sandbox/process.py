@@ -54,6 +54,8 @@ MAX_LINE = 1 << 20
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
+#: Longest message read from a template's control socket; a longer one is a crash of its seat.
+CONTROL_BYTES = 4096
 #: the name of a working folder on the host (only a bot without a private root has one): WORK_PREFIX + PID-...
 WORK_PREFIX = "arena-bot-"
 _swept = False  # this process removed the working folders of runners that are gone
@@ -102,6 +104,10 @@ def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str,
                PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
     env.update(extra or {})
     return env
+
+
+class ControlError(Exception):
+    """A template's control message the protocol does not allow (what is wrong with it)."""
 
 
 def _signal_name(number: int) -> str:
@@ -214,6 +220,8 @@ class ProcessBot:
         self.spawn_error: str | None = None
         self.workdir: str | None = None  # a host working folder (only without a private root)
         self.template_ready = False
+        self.template_fault: str | None = None  # how the template broke the protocol (its seat's crash)
+        self.game_states: dict[int, str] = {}  # the games asked of the template: "asked", then "forked"
         self.games = 0
         if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
             self.buffer = bytearray()
@@ -312,6 +320,9 @@ class ProcessBot:
             os.chown(self.workdir, self.uid, self.uid)
         self._new_cgroup()
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control.setblocking(False)  # a template that reads no request cannot hold the runner in a send
+        self.template_fault = None
+        self.game_states = {}
         self.control_poll = select.poll()
         self.control_poll.register(self.control, select.POLLIN)
         output_r, output_w = os.pipe()
@@ -346,20 +357,29 @@ class ProcessBot:
             self.stderr_capture.feed(chunk)
 
     def _control_message(self, timeout: float) -> dict[str, Any] | None:
-        """The next message of the template (None after ``timeout`` seconds or when it is gone).
+        """The next message of the template (None after ``timeout`` seconds, or when it is gone or broke
+        the protocol: then :attr:`template_fault` says how, and the template and its games are killed).
 
         Messages about games are also kept in ``self.replies`` by game number
         (the template's answers about several games can interleave).
         """
-        if not self.control_poll.poll(max(timeout, 0) * 1000):
+        if self.template_process is None or not self.control_poll.poll(max(timeout, 0) * 1000):
             return None
         try:
-            data, fds, _, _ = socket.recv_fds(self.control, 4096, 1)
+            data, fds, flags, _ = socket.recv_fds(self.control, CONTROL_BYTES, 1)
+        except BlockingIOError:
+            return None
         except OSError:
+            data, fds, flags = b"", [], 0  # it is gone (a reset: it left a request unread)
+        if not data and not self.template_ready:
+            return None  # it ended before it was ready: the import failed, its stderr says why
+        try:
+            message = self._checked(data, fds, flags)
+        except ControlError as error:
+            for fd in fds:
+                os.close(fd)
+            self._template_broke(str(error))
             return None
-        if not data:
-            return None
-        message: dict[str, Any] = orjson.loads(data)
         if fds:  # the pidfd of a game's bot, with its "forked" message
             message["pidfd"] = fds[0]
         if message.get("ready"):
@@ -369,11 +389,59 @@ class ProcessBot:
             self.replies.setdefault(message["game"], {}).update(message)
         return message
 
+    def _checked(self, data: bytes, fds: list[int], flags: int) -> dict[str, Any]:
+        """The template's message ``data`` (with ``fds``) if it is one the protocol allows now, else
+        :class:`ControlError` saying what is wrong with it: every byte of a template is the bot's."""
+        if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
+            raise ControlError(f"a message longer than {CONTROL_BYTES} bytes or with more than one descriptor")
+        if not data:
+            raise ControlError("an empty message, closed its control channel or ended")
+        try:
+            message = orjson.loads(data)
+        except ValueError:
+            raise ControlError(f"a message that is not JSON: {data[:80]!r}") from None
+        if type(message) is not dict:
+            raise ControlError(f"a message that is not a JSON object: {data[:80]!r}")
+        if message == {"ready": True} and not fds:
+            if self.template_ready:
+                raise ControlError("ready twice")
+            return message
+        if not self.template_ready:
+            raise ControlError(f"a message before it was ready: {data[:80]!r}")
+        keys = set(message) - {"game"}
+        number = message.get("game")
+        state = self.game_states.get(number) if type(number) is int else None
+        if len(message) != 2 or len(keys) != 1 or state is None or not isinstance(number, int):
+            raise ControlError(f"a message of no game it was asked for: {data[:80]!r}")
+        key = keys.pop()
+        value = message[key]
+        if key == "forked" and state == "asked" and type(value) is int and len(fds) == 1:
+            if self._pid_of(fds[0]) is None and not self._is_pidfd(fds[0]):
+                raise ControlError("a descriptor that is not a process's with a forked game")
+            self.game_states[number] = "forked"
+        elif key == "error" and state == "asked" and type(value) is str and not fds:
+            self.game_states.pop(number)
+            message["error"] = cap_detail(f"the template says: {value}")
+        elif key == "exited" and state == "forked" and type(value) is int and -64 <= value <= 255 and not fds:
+            self.game_states.pop(number)
+        else:
+            raise ControlError(f"a message out of place: {data[:80]!r}" + (" with a descriptor" if fds else ""))
+        return message
+
+    def _template_broke(self, what: str) -> None:
+        """The template sent ``what`` where the protocol allows none: a crash of this seat (kill the template
+        and its game; the next game starts a new template)."""
+        self.template_fault = cap_detail(f"its template sent {what}")
+        game = self.process if isinstance(self.process, ForkedGame) else None
+        self._close_template()
+        if game is not None and game.returncode is None:
+            game.returncode = -signal.SIGKILL
+
     def _read_control(self, timeout: float) -> None:
         """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
         message = self._control_message(timeout)
         if message is None:
-            if self.template_process is not None and not self._template_alive():
+            if not self._template_alive():  # gone, or killed for breaking the protocol: its games with it
                 if self.process is not None and self.process.returncode is None:
                     self.process.returncode = -signal.SIGKILL
             return
@@ -414,7 +482,7 @@ class ProcessBot:
         self.pending = None
         self._resume()  # the template (and the bot made ahead) may have been frozen with the last game
         deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
-        while not {"forked", "error"} & set(self.replies.get(number, {})):
+        while not {"forked", "error"} & set(self.replies.get(number, {})) and time.monotonic() < deadline:
             if self._control_message(max(deadline - time.monotonic(), 0)) is None:
                 break
         reply = self.replies.get(number, {})
@@ -429,7 +497,8 @@ class ProcessBot:
             pidfd = None
         if not pid and "forked" in reply:  # its bot is gone already: say why, if it said
             end = time.monotonic() + 1
-            while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end:
+            while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end \
+                    and self.template_fault is None:
                 if self._control_message(max(end - time.monotonic(), 0)) is None and not self._template_alive():
                     break
             reply = self.replies.get(number, {})
@@ -439,7 +508,9 @@ class ProcessBot:
             for fd in ours:
                 os.close(fd)
             self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
-            if not self.template_ready:
+            if self.template_fault:
+                self.spawn_error = self.template_fault
+            elif not self.template_ready:
                 self._drain_template_output()
                 last = self.stderr_capture.last_line()
                 self.spawn_error = "the template could not import the bot" + (f"; stderr: {last}" if last else "")
@@ -450,6 +521,8 @@ class ProcessBot:
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
         self._take_pipes(*ours)
+        # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
+        self.selector.register(self.control, selectors.EVENT_READ)
         self.pid = pid
         self._watch_clock()
         self.cpu_mark = self.cpu_origin = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
@@ -468,6 +541,9 @@ class ProcessBot:
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         self._resume()
+        self.game_states[self.games] = "asked"
+        for old in [game for game in self.game_states if game < self.games - 64]:
+            del self.game_states[old]  # games whose end a template never reported
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep}
         slot = []
         if self.cgroup and self.cgroup.core:
@@ -489,6 +565,15 @@ class ProcessBot:
         pidfd = self.replies.pop(number, {}).get("pidfd")
         if pidfd is not None:
             os.close(pidfd)
+
+    @staticmethod
+    def _is_pidfd(fd: int) -> bool:
+        """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line)."""
+        try:
+            with open(f"/proc/self/fdinfo/{fd}", "rb") as handle:
+                return any(line.startswith(b"Pid:") for line in handle)
+        except OSError:
+            return False
 
     @staticmethod
     def _pid_of(pidfd: int) -> int | None:
@@ -524,6 +609,8 @@ class ProcessBot:
                 self.cgroup.kill()
             self.template_process.wait()
             self.template_process = None
+            if self.process is not None and self.control in self.selector.get_map():
+                self.selector.unregister(self.control)
             self.control.close()
             os.close(self.template_output)
         if self.cgroup:
@@ -780,8 +867,11 @@ class ProcessBot:
                         return
                     if key.fd == self.stderr:
                         self._drain_stderr()
-                    elif not self._read_stdout():
-                        raise self._crash("closed its standard output")
+                    elif key.fd == self.stdout:
+                        if not self._read_stdout():
+                            raise self._crash("closed its standard output")
+                    elif not self._template_heard():
+                        raise self._crash("ended during the game")
         finally:
             if self.process is not None:
                 self.selector.unregister(self.stdin)
@@ -796,6 +886,12 @@ class ProcessBot:
             return False
         self.buffer += chunk
         return True
+
+    def _template_heard(self) -> bool:
+        """Take what the template said during a game; False when its game is over (it ended, or the template
+        broke the protocol and was killed with it)."""
+        self._read_control(0)
+        return self.process is not None and self.process.returncode is None
 
     def _discard_stale(self) -> None:
         """Drop reply lines left from an earlier exchange (a bot that answered twice, or too late)."""
@@ -824,6 +920,8 @@ class ProcessBot:
             self._drain_stderr()
         else:
             detail = what
+        if self.template_fault:
+            detail = self.template_fault
         detail += self._last_words()
         self._stop()
         return BotCrashed(detail)
@@ -866,8 +964,11 @@ class ProcessBot:
             for key, _ in self.selector.select(wait):
                 if key.fd == self.stderr:
                     self._drain_stderr()
-                elif not self._read_stdout():
-                    raise self._crash("closed its standard output")
+                elif key.fd == self.stdout:
+                    if not self._read_stdout():
+                        raise self._crash("closed its standard output")
+                elif not self._template_heard():
+                    raise self._crash("ended during the game")
         self.cpu_mark = self.cpu_ns()
         cpu_ms = (self.cpu_mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000

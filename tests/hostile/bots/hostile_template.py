@@ -1,0 +1,151 @@
+"""A Python bot whose module code attacks through its template: ``py:hostile_template:Bot``.
+
+Importing this module in a template (``arena.sandbox.host``, where
+``ARENA_CONTROL_FD`` names the control socket) changes how the template
+speaks to the runner, as any bot's import may: with the option ``kinds``, the
+template's answer for game N is preceded, replaced or followed by garbage of
+kind ``kinds[(N - 1) % len(kinds)]`` (see ``GARBAGE``), from game ``spare`` + 1
+on (so that it passes the run's check of every bot); with ``losing``, the
+game's bot exits with status 3 after a game it did not win and the template
+then sends garbage instead of that status. The bot itself plays like
+``random`` (the same moves for the same seed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from typing import Any, Callable
+
+from arena_bots.random_bot import RandomBot
+
+
+def _options() -> dict[str, Any]:
+    """The bot's options, read at import from the host's command line (``python -m arena.sandbox.host SPEC``)."""
+    try:
+        return json.loads(sys.argv[1]).get("options") or {}
+    except (IndexError, ValueError, AttributeError):
+        return {}
+
+
+OPTIONS = _options()
+CONTROL = os.environ.get("ARENA_CONTROL_FD")  # only in a template
+LOST = 3  # the exit status of a game's bot that lost
+_send_fds = socket.send_fds
+
+
+def _dumps(message: Any) -> bytes:
+    return json.dumps(message).encode()
+
+
+def _forked(sock: socket.socket, message: dict, fds: list[int]) -> None:
+    _send_fds(sock, [_dumps(message)], fds)
+
+
+def _before(garbage: bytes) -> Callable[[socket.socket, dict, list[int]], None]:
+    """Garbage, then the true answer."""
+    def send(sock: socket.socket, message: dict, fds: list[int]) -> None:
+        sock.send(garbage)
+        _forked(sock, message, fds)
+    return send
+
+
+def _after(garbage: Callable[[dict], bytes]) -> Callable[[socket.socket, dict, list[int]], None]:
+    """The true answer, then garbage about the same game (an extra message)."""
+    def send(sock: socket.socket, message: dict, fds: list[int]) -> None:
+        _forked(sock, message, fds)
+        sock.send(garbage(message))
+    return send
+
+
+def _twice(sock: socket.socket, message: dict, fds: list[int]) -> None:
+    _forked(sock, message, fds)
+    _forked(sock, message, [os.dup(fds[0])])
+
+
+def _pipe_for_pidfd(sock: socket.socket, message: dict, fds: list[int]) -> None:
+    read, _ = os.pipe()
+    _forked(sock, message, [read])
+
+
+def _closed(sock: socket.socket, message: dict, fds: list[int]) -> None:
+    sock.shutdown(socket.SHUT_RDWR)
+
+
+GARBAGE: dict[str, Callable[[socket.socket, dict, list[int]], None]] = {
+    "clean": _forked,
+    "not-json": _before(b"this is not JSON {"),
+    "invalid-utf8": _before(b'{"game": 1, "error": "\xff\xfe\xfd"}'),
+    "not-an-object": _before(b"[1, 2, 3]"),
+    "huge": _before(b'{"game": 1, "error": "' + b"x" * 100_000 + b'"}'),
+    "empty": _before(b""),
+    "second-ready": _before(b'{"ready": true}'),
+    "unhashable-game": _before(b'{"game": [1], "exited": 0}'),
+    "game-as-text": lambda sock, message, fds: _forked(sock, {**message, "game": str(message["game"])}, fds),
+    "unknown-game": lambda sock, message, fds: _forked(sock, {**message, "game": message["game"] + 1000}, fds),
+    "exited-before-forked": lambda sock, message, fds: _before(
+        _dumps({"game": message["game"], "exited": 0}))(sock, message, fds),
+    "error-not-text": lambda sock, message, fds: _before(
+        _dumps({"game": message["game"], "error": 12345}))(sock, message, fds),
+    "no-descriptor": lambda sock, message, fds: _forked(sock, message, []),
+    "pipe-for-pidfd": _pipe_for_pidfd,
+    "closed": _closed,
+    "twice": _twice,
+    "status-as-text": _after(lambda message: _dumps({"game": message["game"], "exited": "zero"})),
+    "status-out-of-range": _after(lambda message: _dumps({"game": message["game"], "exited": 1 << 40})),
+}
+
+
+def _hostile_send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int], *args: Any) -> Any:
+    message = json.loads(b"".join(buffers))
+    kinds = OPTIONS.get("kinds") or []
+    if "forked" not in message or not kinds or message["game"] <= OPTIONS.get("spare", 0):
+        return _send_fds(sock, buffers, fds, *args)
+    try:
+        GARBAGE[kinds[(message["game"] - 1) % len(kinds)]](sock, message, fds)
+    except OSError:
+        pass  # the runner closed the channel on the first garbage
+    return None
+
+
+_exit_code = os.waitstatus_to_exitcode
+
+
+def _hostile_exit_code(status: int) -> int:
+    """In the template: a game's bot that lost gets garbage for its exit status."""
+    code = _exit_code(status)
+    if code == LOST and CONTROL is not None:
+        try:
+            os.write(int(CONTROL), b"\x00\xff not a status \xfe")
+        except OSError:
+            pass
+    return code
+
+
+if CONTROL is not None:
+    socket.send_fds = _hostile_send_fds
+    os.waitstatus_to_exitcode = _hostile_exit_code
+
+
+class Bot:
+    """Plays like ``random``; with ``losing``, a game's bot that did not win exits with status 3 at the end."""
+
+    def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0) -> None:  # type: ignore
+        self.losing = losing
+        self.seat = 0
+        self.bot = RandomBot()
+
+    def start(self, info: dict) -> None:
+        self.seat = info["seat"]
+        self.bot.start(info)
+
+    def decide(self, request: dict) -> dict:
+        return self.bot.decide(request)
+
+    def end(self, message: dict) -> None:
+        ranks = message.get("result", {}).get("ranks") or []
+        if self.losing and len(ranks) > self.seat and ranks[self.seat] != min(ranks):
+            sys.stderr.flush()
+            os._exit(LOST)

@@ -1,0 +1,122 @@
+"""A Python bot's template is the bot's: whatever it sends, computes or maps, no game fails and no game gains.
+
+The attacker here is ``py:hostile_template:Bot`` (bots/hostile_template.py),
+whose module code runs at import in its template and changes what the
+template does. Each test checks that the attack failed and that every game
+is what it would have been with a seat that plays like ``random`` and
+crashes where the attacker's seat recorded its crash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.entrants import parse_spec
+from arena.match import InProcessBot, derive_seed, play_game
+from arena.plugins import get_plugins
+from arena.seating import SeatPool
+from arena_bots.random_bot import RandomBot
+from conftest import LIMITS, honest, play, require
+from hostile_template import GARBAGE
+from tournament_files import stored_records, write_tournament
+
+ATTACKS = {"garbage": {"kinds": list(GARBAGE)}, "losing": {"losing": True}}
+
+
+def attacker(**options: Any):
+    return parse_spec("attacker=py:hostile_template:Bot", options=options)
+
+
+class CrashAt:
+    """Plays like ``random`` until its ``crash``-th decision (0: its start), where it raises."""
+
+    def __init__(self, crash: int) -> None:
+        self.crash = crash
+        self.decisions = 0
+        self.bot = RandomBot()
+
+    def start(self, info: dict) -> None:
+        if self.crash == 0:
+            raise RuntimeError("crashed at start")
+        self.bot.start(info)
+
+    def decide(self, request: dict) -> dict:
+        self.decisions += 1
+        if self.decisions == self.crash:
+            raise RuntimeError("crashed")
+        return self.bot.decide(request)
+
+
+def reference(record: dict, seat: int, seed: int) -> dict:
+    """``record``'s game replayed in this process: ``random`` in every seat, the attacker's ``seat`` crashing
+    where it crashed (at start, or at its N-th decision), never if it did not."""
+    faults = [fault for fault in record["faults"] if fault["seat"] == seat]
+    crash = -1
+    if faults:
+        move = faults[0]["move"]
+        crash = 0 if move is None else 1 + sum(1 for played in record["moves"][:move] if played["seat"] == seat)
+    plugins = get_plugins()
+    rules = plugins.game(record["game"])
+    seats = [InProcessBot(lambda: CrashAt(crash)) if number == seat else InProcessBot(RandomBot)
+             for number in range(len(record["players"]))]
+    return play_game(rules, record["options"], record["setup"], seats, record["players"], game_id=record["id"],
+                     seed=seed, bot_seeds=[derive_seed(seed, number) for number in range(len(seats))], limits=LIMITS)
+
+
+def test_template_garbage_of_every_kind_is_a_crash_of_its_seat_and_the_others_play_on():
+    """Non-JSON, invalid UTF-8, wrong shapes and types, a huge message, an empty one, a second ready, a message
+    out of place or extra, no or a wrong descriptor, a closed channel: each a crash fault of the attacker's
+    seat in the game it reached, the honest seat's game the same as against a bot that crashed there."""
+    require("namespaces")
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    records = []
+    try:
+        for seed in range(1, len(GARBAGE) + 2):
+            record, _ = play([attacker(**ATTACKS["garbage"]), honest()], seed=seed, pool=pool)
+            records.append((seed, record))
+    finally:
+        pool.close()
+    for seed, record in records:
+        assert [fault["seat"] for fault in record["faults"]] == [0], record["faults"]
+        assert record["faults"][0]["kind"] == "crash"
+        assert record["faults"][0]["detail"].startswith("its template sent ")
+        expected = reference(record, 0, seed)
+        assert expected["faults"][0]["move"] == record["faults"][0]["move"]
+        assert (record["moves"], record["result"]) == (expected["moves"], expected["result"])
+
+
+def test_with_template_garbage_every_game_of_a_run_is_stored_and_the_run_exits_0(tmp_path: Path):
+    """The garbage of every kind, and garbage instead of a game's end status only when the bot lost: `arena run`
+    stores every game, the attacker's crashes in them, and exits 0."""
+    require("namespaces")
+    entries = [{"spec": "attacker=py:hostile_template:Bot",
+                "options": {**ATTACKS["garbage"], "losing": True, "spare": 2}},
+               {"spec": "loser=py:hostile_template:Bot", "options": ATTACKS["losing"]}, "random"]
+    path = write_tournament(tmp_path, entries, "silk-road:2", deals=len(GARBAGE) // 6 + 1, name="garbage", seed=3)
+    done = CliRunner().invoke(cli, ["run", path, "-j", "1", "--results", str(tmp_path / "results")])
+    assert done.exit_code == 0, done.output
+    played = stored_records(tmp_path / "results" / "garbage")
+    assert len(played) == 6 * (len(GARBAGE) // 6 + 1)  # three pairs, both seatings, every deal
+    faults: dict[str, list[dict]] = {"attacker": [], "loser": [], "random": []}
+    for record in played:
+        for fault in record["faults"]:
+            faults[record["players"][fault["seat"]]].append(fault)
+    attacked = [record for record in played if "attacker" in record["players"]]
+    hit = [record for record in attacked if any(record["players"][f["seat"]] == "attacker" for f in record["faults"])]
+    assert len(hit) >= len(attacked) - 2  # its first game is clean, its second may be (garbage from the third)
+    assert faults["random"] == []
+    assert faults["loser"], "the bot that sends garbage after each game it lost never lost?"
+    for fault in faults["attacker"] + faults["loser"]:
+        assert fault["kind"] == "crash" and fault["detail"].startswith("its template sent "), fault
+
+
+def test_the_reference_replays_a_sandboxed_game_exactly():
+    """The comparison above can fail: a sandboxed game of random against random is replayed move for move."""
+    record, _ = play([honest("a"), honest("b")], seed=4)
+    assert reference(record, 0, 4)["moves"] == record["moves"]
+    wrong = dict(record, faults=[{"seat": 0, "move": 3}])
+    assert reference(wrong, 0, 4)["moves"] != record["moves"]
