@@ -1,34 +1,51 @@
-"""Bot versions: one string naming the code an entrant runs, so stored games are reused only for the same code.
+"""Versions: one string naming everything that decides a game, so stored games are reused only for the same code.
 
 Every entrant gets a version (protocol.md section 6, a game record's ``versions``):
 
 - a registered bot: its distribution's name and version, and a hash of every
-  ``.py`` file of the top-level package that defines the bot
-  (``arena-bots 0.1.0 sha256:3f2a9b0c1d2e``);
-- a ``py:`` bot: a hash of its module's file, or of its top-level package's
-  ``.py`` files when the module is in a package (``py sha256:...``);
+  file of the top-level package that defines the bot, data included
+  (``arena-bots 0.1.0 sha256:3f2a9b0c1d2e``); for a distribution installed
+  normally (not in editable mode), the file hashes its ``RECORD`` lists
+  for that package, which pip checked when it installed it;
+- a ``py:`` bot: a hash of every file of its top-level package, data included,
+  or for a module that is a single file, of its folder: the folder the
+  sandbox shows the bot (:func:`module_roots`), else the file alone
+  (``py sha256:...``);
 - a ``cmd:`` bot: a hash of the command line, of every file the command line
   names, and of the bot's own files (``cmd sha256:...``): the files its
   ``[[bots]]`` entry names (``files = ["bot/**"]``), or by default the
   program's folder (see :func:`cmd_files`);
 
 followed by `` options=`` and the entry's options as canonical JSON when it
-has any. A hash covers each file's path (relative to its package's or the
+has any. Every game gets one too (:func:`game_versions`, a record's
+``game_version``): its plugin's distribution and version, and a hash of the
+game's package (as a registered bot's) and of arena's own modules that decide
+a game (:data:`ENGINE_FILES`: the game loop, the seat adapters, the protocol's
+host). A hash covers each file's path (relative to its package's or the
 tournament's folder) and content, in sorted order, so moving a tournament
 folder keeps the versions and editing any file changes them.
 :func:`version_changes` says why two versions differ, for messages like
 ``bot mine changed (code)``.
 
+Never hashed (:func:`_skipped`): hidden files and folders (``.git``, ``.venv``,
+``.pytest_cache``, ...), ``__pycache__``, ``node_modules``, compiled Python
+(``*.pyc``, ``*.pyo``), logs and results stores (``*.sqlite*``, ``*.log``, and
+any folder holding a ``results.sqlite``).
+
 Cheap enough for a hundred entrants: a file is read again only when its size
 or modification time changed, and a package is hashed once per call of
-:func:`entrant_versions`.
+:func:`entrant_versions`. A package of more than ``MAX_FOLDER_FILES`` files or
+``MAX_FOLDER_BYTES`` bytes has its non-Python files known by their size and
+modification time instead of their content (said once in the log).
 """
 
 from __future__ import annotations
 
 import glob
 import hashlib
+import importlib.metadata
 import json
+import logging
 import os
 import re
 import shutil
@@ -39,8 +56,10 @@ from arena.entrants import Entrant, find_module
 from arena.errors import UnknownBot
 from arena.plugins import Plugins
 
-__all__ = ["entrant_version", "entrant_versions", "version_changes", "version_change", "cmd_files",
-           "module_importable"]
+__all__ = ["entrant_version", "entrant_versions", "game_version", "game_versions", "game_key", "version_changes",
+           "version_change", "cmd_files", "module_importable", "module_roots", "shows_private", "ENGINE_FILES"]
+
+log = logging.getLogger("arena.versions")
 
 #: hex digits of the hash shown in a version
 HASH_HEX = 12
@@ -54,10 +73,22 @@ MAX_FOLDER_FILES = 1000
 MAX_FOLDER_BYTES = 64 << 20
 #: a file bigger than this is known by its size and modification time, not its content
 MAX_FILE_BYTES = 64 << 20
+#: a folder holding any of these is not shown whole to a bot (the sandbox shows only the files its command
+#: names, or a single-file module alone), nor hashed whole as the bot's own
+PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
+#: arena's own modules that decide a game besides the game's rules (relative to arena's parent folder): the game
+#: loop, the game interface, the seat adapters in and out of process, the host speaking the protocol for Python
+#: bots, playing one spec, and how fault details are cut; a change to any of them changes every game's version
+ENGINE_FILES = ("arena/match.py", "arena/games/base.py", "arena/seating.py", "arena/sandbox/process.py",
+                "arena/sandbox/host.py", "arena/runs/play.py", "arena/safetext.py")
+#: the key of a game's version among a run's versions (bots' names never hold ':' without '=')
+GAME_KEY_PREFIX = "game:"
 
 _VERSION = re.compile(r"^(?P<label>.+?) sha256:(?P<hash>[0-9a-f]+)(?: options=(?P<options>.*))?$")
 #: (path, size, mtime_ns, inode) -> the file's sha256, so an unchanged file is read once per process
 _file_digests: dict[tuple[str, int, int, int], str] = {}
+#: folders already said to be too big (once per process)
+_warned: set[Any] = set()
 
 
 def entrant_version(entrant: Entrant, plugins: Plugins, base_dir: str | None = None) -> str:
@@ -75,10 +106,10 @@ def entrant_versions(entrants: Iterable[Entrant], plugins: Plugins, base_dir: st
     versions = []
     for entrant in entrants:
         if entrant.kind == "plugin":
-            label, roots = _plugin_package(entrant, plugins)
-            head = f"{label} sha256:{_cached_package_hash(roots, packages)}"
+            label, roots, distribution = _plugin_package(entrant, plugins)
+            head = f"{label} sha256:{_cached_package_hash(roots, packages, distribution)}"
         elif entrant.kind == "py":
-            roots = _module_roots(entrant.target.partition(":")[0], entrant.target, entrant.base_dir or None)
+            roots = module_roots(entrant.target.partition(":")[0], entrant.target, entrant.base_dir or None)
             head = f"py sha256:{_cached_package_hash(roots, packages)}"
         elif entrant.kind == "cmd":
             head = f"cmd sha256:{_cmd_hash(entrant, entrant.base_dir or base_dir or os.getcwd())}"
@@ -86,6 +117,44 @@ def entrant_versions(entrants: Iterable[Entrant], plugins: Plugins, base_dir: st
             raise UnknownBot(f"bot {entrant.name}: unknown kind {entrant.kind!r}")
         versions.append(head + _options_suffix(entrant.options))
     return versions
+
+
+def game_key(game: str) -> str:
+    """Where a game's version sits among a run's versions (``game:silk-road``), beside its bots' by name."""
+    return GAME_KEY_PREFIX + game
+
+
+def game_version(game: str, plugins: Plugins) -> str:
+    """The version of ``game`` as played here (see the module docstring)."""
+    return game_versions([game], plugins)[game_key(game)]
+
+
+def game_versions(games: Iterable[str], plugins: Plugins) -> dict[str, str]:
+    """The versions of ``games``, by :func:`game_key`: ``knizia-arena 0.1.0 sha256:...``.
+
+    A game's hash covers its package (a built-in game's folder under
+    ``arena/games/``; a plugin's top-level package, or its distribution's
+    ``RECORD``) and :data:`ENGINE_FILES`, so a changed rule or game loop
+    changes it.
+    """
+    arena_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    engine = [(relative, os.path.join(arena_parent, relative)) for relative in ENGINE_FILES]
+    found: dict[str, str] = {}
+    for game in games:
+        plugin_name = plugins.game_plugin(game)
+        plugin = plugins.infos.get(plugin_name)
+        distribution = plugin.distribution if plugin else plugin_name
+        label = f"{_word(distribution)} {_word(plugin.version if plugin else '-')}"
+        module_name = type(plugins.game(game)).__module__
+        parts = module_name.split(".")
+        if parts[0] == "arena" and len(parts) > 2 and parts[1] == "games":  # a built-in game: its own folder
+            package = sys.modules.get(".".join(parts[:3]))
+            roots = tuple(getattr(package, "__path__", None) or ())
+            own = _package_hash(tuple(os.path.abspath(root) for root in roots))
+        else:
+            own = _package_hash(module_roots(module_name, f"game {game}"), None if plugin is None else distribution)
+        found[game_key(game)] = f"{label} sha256:{_hash_entries(engine, header=own)}"
+    return found
 
 
 def version_changes(old: str, new: str) -> tuple[str, ...]:
@@ -114,8 +183,8 @@ def _options_suffix(options: dict[str, Any]) -> str:
 # -- registered and py: bots: a Python package's files --
 
 
-def _plugin_package(entrant: Entrant, plugins: Plugins) -> tuple[str, tuple[str, ...]]:
-    """The label (distribution and version) and package folders of a registered bot."""
+def _plugin_package(entrant: Entrant, plugins: Plugins) -> tuple[str, tuple[str, ...], str | None]:
+    """The label (distribution and version), package folders and distribution's name of a registered bot."""
     info = plugins.bot(entrant.target)
     plugin = plugins.infos.get(info.plugin)
     distribution = plugin.distribution if plugin else info.plugin
@@ -124,15 +193,17 @@ def _plugin_package(entrant: Entrant, plugins: Plugins) -> tuple[str, tuple[str,
     module_name = getattr(factory, "__module__", None) or getattr(getattr(factory, "func", None), "__module__", None)
     if not module_name or module_name == "__main__":
         module_name = getattr(getattr(plugin, "module", None), "__name__", None) or ""
-    return f"{_word(distribution)} {_word(version)}", _module_roots(module_name, entrant.target)
+    return (f"{_word(distribution)} {_word(version)}", module_roots(module_name, entrant.target),
+            distribution if plugin else None)
 
 
 def _word(text: str) -> str:
     return "".join(text.split()) or "-"
 
 
-def _module_roots(module_name: str, what: str, base_dir: str | None = None) -> tuple[str, ...]:
-    """The files or folders to hash for a module: its top-level package's folders, or its one file
+def module_roots(module_name: str, what: str, base_dir: str | None = None) -> tuple[str, ...]:
+    """The files or folders to hash for a module: its top-level package's folders, or for a module that
+    is one file, that file's folder when it is the module's own (:func:`_own_folder`), else the file alone
     (a ``py:`` module searched in ``base_dir`` first, as it is imported)."""
     top = module_name.partition(".")[0]
     module = sys.modules.get(top)
@@ -148,8 +219,39 @@ def _module_roots(module_name: str, what: str, base_dir: str | None = None) -> t
     if folders:
         return tuple(sorted(os.path.abspath(folder) for folder in folders))
     if origin and os.path.isfile(origin):
-        return (os.path.abspath(origin),)
+        origin = os.path.abspath(origin)
+        folder = os.path.dirname(origin)
+        return (folder,) if _own_folder(folder) else (origin,)
     return ()  # built in, frozen or made at run time: known by its name alone
+
+
+def shows_private(folder: str) -> bool:
+    """Whether ``folder`` holds what a bot must not see (a tournament file, a store, a log, secrets), or is
+    the current folder, the home folder or ``/``: the sandbox never shows such a folder whole."""
+    folder = os.path.abspath(folder)
+    if folder in ("/", os.path.abspath(os.getcwd()), os.path.expanduser("~")):
+        return True
+    return any(glob.glob(os.path.join(glob.escape(folder), mark)) for mark in PRIVATE_MARKS)
+
+
+def _own_folder(folder: str) -> bool:
+    """Whether a single-file module's folder is the module's own: what the sandbox shows the bot
+    (:func:`shows_private` says no), outside Python's own folders (an installed module's
+    ``site-packages`` is shared by everything installed), and within ``MAX_FOLDER_FILES`` and
+    ``MAX_FOLDER_BYTES`` (a bigger one: the file alone, said once in the log)."""
+    if shows_private(folder) or folder.endswith(("site-packages", "dist-packages")):
+        return False
+    if any(folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep)
+           for prefix in {sys.prefix, sys.base_prefix}):
+        return False
+    if not _walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES):
+        if folder not in _warned:
+            _warned.add(folder)
+            log.warning("%s holds more than %d files or %d MB: a single-file module in it is known by its own "
+                        "file alone (make the bot a package to have its data files counted)", folder,
+                        MAX_FOLDER_FILES, MAX_FOLDER_BYTES >> 20)
+        return False
+    return True
 
 
 def module_importable(module_name: str, base_dir: str | None = None) -> bool:
@@ -158,20 +260,71 @@ def module_importable(module_name: str, base_dir: str | None = None) -> bool:
     return find_module(module_name, base_dir) is not None
 
 
-def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str]) -> str:
+def _cached_package_hash(roots: tuple[str, ...], cache: dict[tuple[str, ...], str],
+                         distribution: str | None = None) -> str:
     if roots not in cache:
-        cache[roots] = _package_hash(roots)
+        cache[roots] = _package_hash(roots, distribution)
     return cache[roots]
 
 
-def _package_hash(roots: tuple[str, ...]) -> str:
-    """The hash of every ``.py`` file under ``roots``, named relative to each root's parent folder."""
+def _package_hash(roots: tuple[str, ...], distribution: str | None = None) -> str:
+    """The hash of every file under ``roots`` (data included), named relative to each root's parent folder.
+
+    With ``distribution`` installed normally, the hashes its ``RECORD`` lists
+    for those files instead (:func:`_record_hash`). In a package of more than
+    ``MAX_FOLDER_FILES`` files or ``MAX_FOLDER_BYTES`` bytes, the files other
+    than Python's are known by their size and modification time.
+    """
+    if distribution is not None:
+        recorded = _record_hash(distribution, roots)
+        if recorded is not None:
+            return recorded
     entries = []
     for root in roots:
         parent = os.path.dirname(root)
-        paths = [root] if os.path.isfile(root) else _walk(root, lambda name: name.endswith(".py"))
+        paths = [root] if os.path.isfile(root) else _walk(root, lambda name: True)
         entries += [(os.path.relpath(path, parent), path) for path in paths]
-    return _hash_entries(entries)
+    too_big = len(entries) > MAX_FOLDER_FILES or sum(_size(path) for _, path in entries) > MAX_FOLDER_BYTES
+    if too_big and roots not in _warned:
+        _warned.add(roots)
+        log.warning("%s: more than %d files or %d MB: its files other than .py are known by their size and "
+                    "modification time", ", ".join(roots), MAX_FOLDER_FILES, MAX_FOLDER_BYTES >> 20)
+    return _hash_entries(entries, by_stat=(lambda path: not path.endswith(".py")) if too_big else None)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _record_hash(distribution: str, roots: tuple[str, ...]) -> str | None:
+    """The hash of the ``RECORD`` lines of ``distribution`` for the files under ``roots``, when it is
+    installed normally and holds them; None for an editable install (its files are hashed instead)."""
+    try:
+        dist = importlib.metadata.distribution(distribution)
+        direct = dist.read_text("direct_url.json")
+        if direct and json.loads(direct).get("dir_info", {}).get("editable"):
+            return None
+        record = dist.read_text("RECORD")
+        base = os.path.abspath(str(dist.locate_file("")))
+    except (importlib.metadata.PackageNotFoundError, ValueError, OSError):
+        return None
+    if not record or not roots:
+        return None
+    prefixes = []
+    for root in roots:
+        relative = os.path.relpath(root, base)
+        if relative.startswith(".."):
+            return None  # the code runs from elsewhere than where the distribution was installed
+        prefixes.append(relative.replace(os.sep, "/"))
+    lines = sorted(line for line in record.splitlines()
+                   if any(line.startswith((prefix + "/", prefix + ",")) for prefix in prefixes)
+                   and not _skipped(line.partition(",")[0].replace("/", os.sep)))
+    if not lines:
+        return None
+    return hashlib.sha256(("record\n" + "\n".join(lines)).encode()).hexdigest()[:HASH_HEX]
 
 
 # -- cmd: bots: the command line and the bot's files --
@@ -281,20 +434,25 @@ def _walk(root: str, wanted: Callable[[str], bool], max_files: int | None = None
     return found
 
 
-def _hash_entries(entries: list[tuple[str, str]], header: str = "") -> str:
-    """The short hash of (shown name, path) pairs: each name and its file's hash, in name order."""
+def _hash_entries(entries: list[tuple[str, str]], header: str = "",
+                  by_stat: Callable[[str], bool] | None = None) -> str:
+    """The short hash of (shown name, path) pairs: each name and its file's hash, in name order
+    (of its size and time for the paths ``by_stat`` accepts)."""
     digest = hashlib.sha256(header.encode() + b"\n")
     for shown, path in sorted(entries):
-        digest.update(f"{shown.replace(os.sep, '/')}\0{_file_digest(path)}\n".encode())
+        digest.update(f"{shown.replace(os.sep, '/')}\0{_file_digest(path, bool(by_stat and by_stat(path)))}\n"
+                      .encode())
     return digest.hexdigest()[:HASH_HEX]
 
 
-def _file_digest(path: str) -> str:
-    """The sha256 of a file's content (of its size and time when it is over ``MAX_FILE_BYTES``)."""
+def _file_digest(path: str, by_stat: bool = False) -> str:
+    """The sha256 of a file's content (of its size and time when it is over ``MAX_FILE_BYTES``, or asked)."""
     try:
         stat = os.stat(path)
     except OSError:
         return "missing"
+    if by_stat:
+        return f"size {stat.st_size} mtime {stat.st_mtime_ns}"
     key = (path, stat.st_size, stat.st_mtime_ns, stat.st_ino)
     digest = _file_digests.get(key)
     if digest is None:

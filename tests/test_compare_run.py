@@ -112,7 +112,7 @@ def test_the_verdict_and_its_games_are_the_same_for_any_number_of_workers():
         result = run("compare", "silk-road", "--candidate", "trader", "--baseline", "random", "--sandbox", "none",
                      "-j", jobs, "--name", f"j{jobs}", "--seed", "5", "--json")
         outcomes.append({key: value for key, value in outcome_of(result).items()
-                         if key not in ("comparison", "results", "played_now")})
+                         if key not in ("comparison", "results", "played_now", "reused")})
     assert outcomes[0] == outcomes[1]
 
 
@@ -126,10 +126,13 @@ def test_a_comparison_resumes_and_ends_as_an_uninterrupted_one(isolated):
     # the 40 stored games are not played again: every game played now is a new one in the store
     # (games still in flight when the verdict came finish and are stored, uncounted)
     assert resumed["played_now"] >= resumed["games"] - 40
-    exported = run("export", resumed["results"]).stdout.splitlines()
-    assert len(exported) == 40 + resumed["played_now"]
-    assert {k: v for k, v in resumed.items() if k not in ("comparison", "results", "played_now")} == \
-           {k: v for k, v in whole.items() if k not in ("comparison", "results", "played_now")}
+    assert resumed["reused"] == 40
+    # the folder's current games are the verdict's; the uncounted ones are kept as history
+    assert len(run("export", resumed["results"]).stdout.splitlines()) == resumed["games"]
+    assert len(run("export", resumed["results"], "--history").stdout.splitlines()) == 40 + resumed["played_now"]
+    run_only = ("comparison", "results", "played_now", "reused")
+    assert {k: v for k, v in resumed.items() if k not in run_only} == \
+           {k: v for k, v in whole.items() if k not in run_only}
     again = outcome_of(run(*args, "--json"))
     assert again["played_now"] == 0 and again["verdict"] == whole["verdict"]
 
@@ -208,7 +211,7 @@ def test_markdown_goes_to_the_github_step_summary(isolated):
 
 @pytest.mark.parametrize("args, message", [
     (["--sprt", "0"], "expected ELO0,ELO1"),
-    (["--sprt", "-20,0"], "ELO1 (the regression to catch) must be below ELO0"),
+    (["--sprt", "0,0"], "ELO1 must differ from ELO0"),
     (["--alpha", "0.7"], "alpha must be between 0 and 0.5"),
     (["--max-games", "5"], "less than one deal"),
     (["--field", "random", "--field", "random", "--field", "random", "--field", "random"], "do not fit"),

@@ -98,8 +98,16 @@ def _who(outcome: dict[str, Any]) -> str:
 def _versions(outcome: dict[str, Any]) -> str:
     """Which code was compared: the verdict holds for these versions only."""
     versions = outcome.get("versions") or {}
+    game = f", game {versions['game']}" if versions.get("game") else ""
     return (f"versions compared: candidate {versions.get('candidate', '?')}, "
-            f"baseline {versions.get('baseline', '?')}")
+            f"baseline {versions.get('baseline', '?')}{game}")
+
+
+def _reuse(outcome: dict[str, Any]) -> str:
+    """What this run took from the store and what it played (an outcome from before says nothing)."""
+    if "reused" not in outcome:
+        return ""
+    return f"; {outcome['reused']} reused from the store, {outcome.get('played_now', 0)} played now"
 
 
 def _seed(outcome: dict[str, Any]) -> str:
@@ -115,7 +123,7 @@ def render_text(outcome: dict[str, Any]) -> str:
         f"  {_who(outcome)}",
         f"  {_versions(outcome)}",
         f"Games: {outcome['games']} ({outcome['blocks']} deals x {outcome['players']} seats x 2 tables; "
-        f"at most {outcome['max_games']}), {_seed(outcome)}",
+        f"at most {outcome['max_games']}), {_seed(outcome)}{_reuse(outcome)}",
         f"Pairs (same deal, seat and seeds): {outcome['wins']} won, {outcome['draws']} drawn, "
         f"{outcome['losses']} lost by the candidate",
         "",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
@@ -25,11 +25,12 @@ from arena.plugins import Plugins
 from arena.preflight import check_entrants
 from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
+from arena.runs.reuse import ReusePlan, plan_reuse
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store, create_or_open
 from arena.tournament.folders import check_results_folder
 from arena.tournament.progress import Tally, make_progress
-from arena.versions import entrant_versions
+from arena.versions import entrant_versions, game_key, game_versions
 
 log = logging.getLogger("arena.compare")
 OUTCOME_FILES = {"json": "compare.json", "markdown": "compare.md"}
@@ -71,8 +72,11 @@ class BlockFeed:
 def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_games: int, root: str = "results",
                    jobs: int | None = None, scheduler: str | None = None, sandbox: str = "process",
                    fresh: bool = False, progress_stream: TextIO | None = None, progress_every: float = 30.0,
-                   question: str = REGRESSION_TEST) -> dict[str, Any]:
+                   question: str = REGRESSION_TEST, announce: Callable[[str], None] = log.info) -> dict[str, Any]:
     """Play ``design`` until the SPRT decides or ``max_games`` are counted (all of them without an SPRT).
+
+    ``announce`` hears, before play, which bots (or the game) changed since the stored games and how many
+    stored games count; the outcome's ``reused`` and ``played_now`` say what was reused and played.
 
     Games go through the same pools as ``arena run`` (``jobs``, ``scheduler``). ``question`` is what a
     fixed-size comparison (no ``sprt``) asks; an SPRT's bounds ask their own.
@@ -89,18 +93,23 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
         check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
         return _compare_in(design, plugins, pool, sprt=sprt, max_blocks=max_blocks, root=root, sandbox=sandbox,
                            fresh=fresh, progress_stream=progress_stream, progress_every=progress_every,
-                           question=question)
+                           question=question, announce=announce)
 
 
 def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | None, max_blocks: int, root: str,
                 sandbox: str, fresh: bool, progress_stream: TextIO | None, progress_every: float,
-                question: str = REGRESSION_TEST) -> dict[str, Any]:
-    """The comparison inside its results folder: stored games counted first, then the blocks still needed."""
+                question: str = REGRESSION_TEST, announce: Callable[[str], None] = log.info) -> dict[str, Any]:
+    """The comparison inside its results folder: stored games counted first, then the blocks still needed.
+
+    Afterwards the games the verdict counted are the folder's current games, every other one history, so
+    that `arena leaderboard`, `arena report` and compare.json describe the same games, of these versions.
+    """
     with results_folder(root, design.name, fresh) as folder:
         store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
                                         "plan": design.plan(max_blocks)})
         try:
             versions = dict(zip([e.name for e in design.entrants], entrant_versions(design.entrants, plugins)))
+            versions.update(game_versions([design.game], plugins))  # the game's engine too
             specs = design.specs(max_blocks, sandbox, plugins, store.run_secret(design.seed), versions)
             # the SPRT's settings kept beside the games: a live site (arena serve) draws the trace as it grows
             store.set_meta({"total": len(specs), "versions": versions,
@@ -110,20 +119,39 @@ def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | No
             stats = PairedStats(sprt, fixed_question=question)
             feed = BlockFeed(design, stats, max_blocks)
             stored = store.stored_games()
+            _announce_changes(plan_reuse(specs, stored), announce)
             for spec in specs:  # the stored games of the current bots count first, in schedule order
                 if spec.key in stored and not feed.done:
                     record = store.record_by_key(spec.key)
                     feed.add(spec.order, record["result"])
+            first = sum(spec.key in stored for spec in specs[:feed.blocks * design.games_per_block])
+            announce(f"results in {folder}: {first} stored games of these versions reused"
+                     + ("" if feed.done else ", the rest played until the test decides"))
             played = 0
             if not feed.done:
                 played = _play(store, folder, design, specs, pool, feed, progress_stream, progress_every)
+            counted = specs[:feed.blocks * design.games_per_block]
+            store.mark_current({spec.key: spec.order for spec in counted})
+            reused = sum(spec.key in stored for spec in counted)
         finally:
             store.close()
     outcome = _outcome(design, stats, feed, folder, max_blocks, played)
-    outcome["versions"] = {"candidate": versions[design.candidate.name], "baseline": versions[design.baseline.name]}
+    outcome["versions"] = {"candidate": versions[design.candidate.name], "baseline": versions[design.baseline.name],
+                           "game": versions[game_key(design.game)]}
+    outcome["reused"] = reused
     with private_files():
         _write_outcome(folder, outcome)
     return outcome
+
+
+def _announce_changes(plan: ReusePlan, announce: Callable[[str], None]) -> None:
+    """Which bots (or the game, or the settings) changed since the stored games, as ``arena run`` says it."""
+    for bot, (why, count) in sorted(plan.changed.items()):
+        announce(f"bot {bot} changed ({why}): its {count} stored games are not reused")
+    for game, count in sorted(plan.games_changed.items()):
+        announce(f"game {game} changed (its rules or arena's game loop): {count} stored games are not reused")
+    if plan.settings_changed:
+        announce(f"{plan.settings_changed} stored games of other settings (seed, options, limits) are not reused")
 
 
 def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], pool: Pool, feed: BlockFeed,

@@ -27,6 +27,7 @@ from arena.games.base import Game
 from arena.match import Limits
 from arena.runs import seeds
 from arena.runs.spec import GameSpec
+from arena.versions import game_key
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class TableDeal:
     """One deal at one table: everything its games in the seat rotations share.
 
     ``entrants`` and ``bot_seeds`` are in table order; ``versions`` maps each
-    entrant's name to its code's version (:mod:`arena.versions`).
+    entrant's name to its code's version (:mod:`arena.versions`), and the
+    game's :func:`~arena.versions.game_key` to the game's version when known.
     """
 
     run: str  # the tournament's or comparison's name, the first part of every game id
@@ -92,4 +94,5 @@ class TableDeal:
             limits=self.limits,
             sandbox=self.sandbox,
             versions=tuple(self.versions[entrant.name] for entrant in seated),
+            game_version=self.versions.get(game_key(self.game), ""),
         )

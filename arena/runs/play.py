@@ -66,6 +66,8 @@ def play_record(spec: GameSpec) -> dict[str, Any]:
         pool.release(seats)
     if spec.versions:
         record["versions"] = list(spec.versions)
+    if spec.game_version:
+        record["game_version"] = spec.game_version
     return record
 
 

@@ -41,6 +41,7 @@ class GameSpec:
     limits: Limits
     sandbox: str
     versions: tuple[str, ...] = ()  # by seat: the code each seat runs (arena.versions)
+    game_version: str = ""  # the game's rules and arena's game loop (arena.versions.game_versions)
 
     @property
     def names(self) -> list[str]:
@@ -54,6 +55,8 @@ class GameSpec:
             "players": self.names, "versions": list(self.versions), "seed": self.seed,
             "bot_seeds": list(self.bot_seeds), "limits": _limits_dict(self.limits),
         }
+        if self.game_version:  # a spec made without one keeps the key it had before games had versions
+            decided["game_version"] = self.game_version
         text = json.dumps(decided, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -6,7 +6,8 @@ Tables (schema version :data:`SCHEMA_VERSION`):
   secret when it has one (never printed or exported);
 - ``games``: one row per game ever played here, keyed by its spec's ``key``
   (a hash of everything that decided it: :attr:`arena.runs.spec.GameSpec.key`),
-  with its id, table, deal, rotation, record and ``current``: its place in the
+  with its id, table, deal, rotation, record, the game's version (empty for
+  a game stored before games had versions: format 2) and ``current``: its place in the
   schedule of the latest run, or NULL for history (a game of a bot's older
   code, or of a table no longer scheduled) that is kept but out of the standings;
 - ``seats``: per game and seat, the bot, its version, money, rank and fault count;
@@ -38,13 +39,13 @@ from arena.runs import seeds
 from arena.runs.spec import FinishedGame
 
 STORE_FILE = "results.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE games (
     row INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, id TEXT NOT NULL, game TEXT NOT NULL,
     table_label TEXT NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL, current INTEGER,
-    record TEXT NOT NULL, finished TEXT NOT NULL);
+    record TEXT NOT NULL, finished TEXT NOT NULL, game_version TEXT NOT NULL DEFAULT '');
 CREATE INDEX games_by_id ON games (id);
 CREATE INDEX games_by_current ON games (current);
 CREATE TABLE seats (
@@ -104,12 +105,14 @@ class SeatResult(NamedTuple):
 
 @dataclass(frozen=True)
 class StoredGame:
-    """What the store holds of a game: its spec key, id, place in the current schedule (or None) and versions."""
+    """What the store holds of a game: its spec key, id, place in the current schedule (or None), its seats'
+    versions and the game's version."""
 
     key: str
     id: str
     current: int | None
     versions: tuple[str, ...]
+    game_version: str = ""
 
 
 def store_path(folder: str) -> str:
@@ -237,8 +240,9 @@ class Store:
         versions: dict[int, list[str]] = {}
         for row, version in self.query("SELECT row, version FROM seats ORDER BY row, seat"):
             versions.setdefault(row, []).append(version)
-        for row, key, game_id, current in self.query("SELECT row, key, id, current FROM games"):
-            games[key] = StoredGame(key, game_id, current, tuple(versions.get(row, ())))
+        for row, key, game_id, current, game_version in self.query(
+                "SELECT row, key, id, current, game_version FROM games"):
+            games[key] = StoredGame(key, game_id, current, tuple(versions.get(row, ())), game_version)
         return games
 
     def mark_current(self, orders: dict[str, int]) -> None:
@@ -273,9 +277,9 @@ class Store:
                 spec, record = game.spec, game.record
                 cursor = db.execute(
                     "INSERT OR REPLACE INTO games (key, id, game, table_label, deal, rotation, current, record, "
-                    "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "finished, game_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order,
-                     (game.record_json or orjson.dumps(record)).decode(), now))
+                     (game.record_json or orjson.dumps(record)).decode(), now, spec.game_version))
                 row = cursor.lastrowid
                 result = record["result"]
                 fault_count = [0] * len(record["players"])
@@ -434,12 +438,24 @@ def _migrate_from_1(store: Store) -> None:
                 ("name", json.dumps(name)), ("kind", json.dumps(json.loads(definition).get("kind", "tournament"))),
                 ("definition", definition), ("plan", plan), ("total", json.dumps(total)),
                 ("created", json.dumps(created))])
-        db.execute("INSERT INTO games SELECT seq + 1, 'schema-1:' || id, id, game, 't' || table_number, deal, "
-                   "rotation, seq, record, finished FROM old_games")
+        db.execute("INSERT INTO games (row, key, id, game, table_label, deal, rotation, current, record, finished) "
+                   "SELECT seq + 1, 'schema-1:' || id, id, game, 't' || table_number, deal, rotation, seq, record, "
+                   "finished FROM old_games")
         db.execute("INSERT INTO seats SELECT seq + 1, seat, game, bot, '', money, rank, faults FROM old_seats")
         db.execute("INSERT INTO faults SELECT seq + 1, seat, move, decision, kind, detail FROM old_faults")
         for table in ("games", "seats", "faults", "figures"):
             db.execute(f"DROP TABLE old_{table}")
+
+
+def _migrate_from_2(store: Store) -> None:
+    """A store of schema 2 (before games had versions) in place: its games get an empty game version.
+
+    Their keys match no spec of a game with a version, so the next run plays
+    them again (their engine is unknown) and keeps these as history.
+    """
+    with store.transaction() as db:
+        db.execute("ALTER TABLE games ADD COLUMN game_version TEXT NOT NULL DEFAULT ''")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def _writable_folder(folder: str) -> bool:
@@ -467,6 +483,12 @@ def open_store(folder: str) -> Store:
                 raise StoreError(f"{path} is empty (a run that never started?): remove it and run again")
             if version == 1:
                 _migrate_from_1(store)
+            elif version == 2:
+                try:
+                    _migrate_from_2(store)
+                except StoreError:
+                    if _writable_folder(os.path.dirname(path)):
+                        raise  # a store that cannot be written is read as it is (only a run needs game versions)
             elif version > SCHEMA_VERSION:
                 raise StoreError(f"{path} was written by a newer arena (store format {version}, this arena reads "
                                  f"up to {SCHEMA_VERSION}); upgrade arena to read it")
