@@ -39,15 +39,15 @@ SECURITY_HEADERS = {
 
 def split_path(raw: str) -> list[str] | None:
     """The request path's segments, decoded once; None for anything that is not a plain path inside the site."""
-    path = urllib.parse.urlsplit(raw).path
+    path = raw.split("?", 1)[0].split("#", 1)[0]  # not urlsplit: it reads //etc/passwd as a host and a path
     if not path.startswith("/") or path.startswith("//"):
         return None
     decoded = urllib.parse.unquote(path, errors="strict") if "%" in path else path
     if "%" in decoded or "\\" in decoded or "\x00" in decoded:
         return None
     parts = decoded[1:].split("/")
-    if parts and parts[-1] == "":
-        parts = parts[:-1]  # a folder's own path (NAME/) is its index
+    if parts[-1] == "":
+        parts[-1] = "index.html"  # a folder's own path (/ or NAME/) is its index
     if any(part in ("", ".", "..") for part in parts):
         return None
     return parts

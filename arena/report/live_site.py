@@ -418,10 +418,11 @@ class LiveSite:
 
 
 def _store_folders(root: str) -> set[str]:
-    """The subfolders of ``root`` holding a store inside ``root`` (a link pointing out is left out)."""
+    """The subfolders of ``root`` holding a store inside ``root`` (a folder or store that links out is left out)."""
     try:
         names = os.listdir(root)
     except OSError:
         return set()
     return {name for name in names if not name.startswith(".")
-            and os.path.isfile(os.path.join(root, name, STORE_FILE)) and inside(root, os.path.join(root, name))}
+            and os.path.isfile(os.path.join(root, name, STORE_FILE))
+            and inside(root, os.path.join(root, name, STORE_FILE))}
