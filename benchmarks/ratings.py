@@ -13,6 +13,12 @@ each bot's strength plus noise), then times on the same games:
   pass (what the leaderboard adds to the library's time);
 - the same with openskill's Plackett-Luce (``rating = "openskill"``).
 
+First it prints the cost of one TrueSkill update of a four-player game
+(``--update-games`` of the same games rated in order, the least of
+``--repeat`` timings): the library's ``env.rate`` against arena's own
+free-for-all update (:mod:`arena.standings.trueskill_ffa`, which gives the
+library's ratings bit for bit), each beside the target of at most 50 us.
+
 Each timing is taken ``--repeat`` times, alternating bare and leaderboard,
 and the least is kept (others' work on a shared machine only ever adds).
 It prints CPU seconds (the fair measure on a shared machine) and wall
@@ -21,6 +27,7 @@ at most 1.1), and openskill's speedup over trueskill.
 
     python benchmarks/ratings.py                 # 100,000 games (trueskill alone takes minutes)
     python benchmarks/ratings.py --games 20000
+    python benchmarks/ratings.py --updates-only  # the update cost alone (a few seconds)
 """
 
 from __future__ import annotations
@@ -106,6 +113,55 @@ def bare(rater: str, games: list) -> None:
             current[bot] = rating
 
 
+#: the most CPU a four-player TrueSkill update may cost (issue 25's target)
+UPDATE_TARGET_US = 50.0
+
+
+def update_costs(games: list, repeat: int) -> tuple[float, float]:
+    """CPU microseconds per update of ``games`` (four players each): the trueskill library's and arena's own.
+
+    Both rate the same games in the same order from the same priors, ratings
+    kept in a dict, as :class:`arena.standings.raters.Rater` does; the least of
+    ``repeat`` timings of each is kept. The two are checked to agree.
+    """
+    import trueskill
+
+    from arena.standings import trueskill_ffa
+
+    env = trueskill.TrueSkill(**TRUESKILL_ENVIRONMENT)
+
+    def with_library() -> dict:
+        current: dict = {}
+        for _, _, _, seated, ranks, _ in games:
+            updated = env.rate([(current.get(bot) or env.create_rating(),) for bot in seated], ranks=ranks)
+            for bot, (rating,) in zip(seated, updated):
+                current[bot] = rating
+        return {bot: (rating.mu, rating.sigma) for bot, rating in current.items()}
+
+    def with_ours() -> dict:
+        current: dict = {}
+        prior, read, update = trueskill_ffa.rating_values(25.0, 25 / 3), trueskill_ffa.rating_values, \
+            trueskill_ffa.rate_values
+        for _, _, _, seated, ranks, _ in games:
+            for bot, (mu, sigma) in zip(seated, update([current.get(bot, prior) for bot in seated], ranks)):
+                current[bot] = read(mu, sigma)
+        return current
+
+    assert with_library() == with_ours(), "arena's update disagrees with the library's"
+    library_cpu = min(timed(with_library)[0] for _ in range(repeat))
+    ours_cpu = min(timed(with_ours)[0] for _ in range(repeat))
+    return library_cpu / len(games) * 1e6, ours_cpu / len(games) * 1e6
+
+
+def print_update_costs(games: list, repeat: int) -> None:
+    library_us, ours_us = update_costs(games, repeat)
+    for name, cost in (("trueskill library", library_us), ("arena trueskill_ffa", ours_us)):
+        verdict = "meets" if cost <= UPDATE_TARGET_US else "misses"
+        print(f"rating update, four players, {name:>19}: {cost:7.1f} us CPU "
+              f"(target <= {UPDATE_TARGET_US:.0f} us: {verdict})")
+    print(f"rating update speedup: {library_us / ours_us:.1f}x over {len(games)} games")
+
+
 def leaderboard(folder: str, rater: str, cached: bool = False) -> None:
     """The whole leaderboard from the store on a fresh connection; the cached ratings cleared unless ``cached``."""
     store = open_store(folder)
@@ -133,7 +189,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000, help="stored four-player games (default 100,000)")
     parser.add_argument("--raters", default="trueskill,openskill", help="comma-separated raters to time")
     parser.add_argument("--repeat", type=int, default=2, help="timings of each, alternating; the least is kept")
+    parser.add_argument("--update-games", type=int, default=5000,
+                        help="games to time one rating update over (default 5,000)")
+    parser.add_argument("--updates-only", action="store_true", help="time the rating update only")
     args = parser.parse_args()
+    print_update_costs(synthetic_games(args.update_games), max(args.repeat, 3))
+    if args.updates_only:
+        return
     games = synthetic_games(args.games)
     with tempfile.TemporaryDirectory() as folder:
         store_games(folder, games)

@@ -186,10 +186,8 @@ def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int
     # per link j: sum factor j's messages to t[j] (left) and t[j+1] (right), its message to d[j] (s), d[j], and
     # truncation j's message (q), each (pi, tau)
     link = [(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)] * links
-    # (j, j + 1, way, drawn): way 1 sends to the right after truncating, -1 to the left, 0 nowhere (two players)
-    drawn = [ranks[order[j]] == ranks[order[j + 1]] for j in range(links)]
-    steps = [(0, 1, 0, drawn[0])] if links == 1 else ([(j, j + 1, 1, drawn[j]) for j in range(links - 1)]
-                                                      + [(j, j + 1, -1, drawn[j]) for j in range(links - 1, 0, -1)])
+    drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(links)])
+    steps = _STEPS.get(drawn) or _steps(drawn)
     for _ in range(MOST_SWEEPS):
         delta = 0.
         for j, k, way, tie in steps:
@@ -200,8 +198,8 @@ def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int
             p0, r0 = tp0 - lp, tt0 - lt
             p1, r1 = tp1 - rp, tt1 - rt
             m0, m1 = 0. + r0 / p0, r1 / p1
-            inv0 = 1 / p0
-            spi = 1. / (inv0 + 1 / p1)
+            inv0 = 1. / p0
+            spi = 1. / (inv0 + 1. / p1)
             stau = spi * (m0 - m1)
             dp, dt = dp - sp + spi, dt - st + stau
             # truncation j up: the difference is won (greater than the draw margin) or drawn (within it)
@@ -213,27 +211,27 @@ def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int
             else:  # the library's v_win and w_win: its cdf (through its erfc) and pdf, written out
                 x = diff - dm
                 z = -x / root2
-                za = z if z >= 0 else -z
-                e = 1. / (1. + za / 2.)
+                za = z if z >= 0. else -z
+                e = 1. / (1. + za * 0.5)  # * 0.5 is / 2. exactly
                 r = e * exp(-za * za - 1.26551223 + e * (1.00002368 + e * (0.37409196 + e * (0.09678418 + e * (
                     -0.18628806 + e * (0.27886807 + e * (-1.13520398 + e * (1.48851587 + e * (
                         -0.82215223 + e * 0.17087277)))))))))
-                denom = 0.5 * (2. - r if z < 0 else r)
-                v = (pdf_scale * exp(-(x ** 2 / 2)) / denom) if denom else -x
+                denom = 0.5 * (2. - r if z < 0. else r)
+                v = (pdf_scale * exp(-(x ** 2 * 0.5)) / denom) if denom else -x
                 w = v * (v + x)
-                if not 0 < w < 1:
+                if not 0. < w < 1.:
                     raise _precision_error()
             scale = 1. - w
             npi, ntau = cp / scale, (ct + sqrt_pi * v) / scale
             qp, qt = npi + qp - dp, ntau + qt - dt
             pi_delta = dp - npi
-            if pi_delta < 0:
+            if pi_delta < 0.:
                 pi_delta = -pi_delta
             if pi_delta == inf:
                 moved = 0.
             else:
                 moved = dt - ntau
-                if moved < 0:
+                if moved < 0.:
                     moved = -moved
                 root = sqrt(pi_delta)
                 if root > moved:
@@ -243,12 +241,12 @@ def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int
             # sum factor j up, to t[j+1] = t[j] - d[j] (going right) or t[j] = d[j] + t[j+1] (going left)
             cp, ct = npi - spi, ntau - stau
             if way > 0:
-                pi = 1. / (inv0 + 1 / cp)
+                pi = 1. / (inv0 + 1. / cp)
                 tau = pi * (m0 - ct / cp)
                 t[k] = (tp1 - rp + pi, tt1 - rt + tau)
                 link[j] = (lp, lt, pi, tau, spi, stau, npi, ntau, qp, qt)
             elif way:
-                pi = 1. / (1 / cp + 1 / p1)
+                pi = 1. / (1. / cp + 1. / p1)
                 tau = pi * (0. + ct / cp + m1)
                 t[j] = (tp0 - lp + pi, tt0 - lt + tau)
                 link[j] = (pi, tau, rp, rt, spi, stau, npi, ntau, qp, qt)
@@ -275,6 +273,24 @@ def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int
         pi, tau = prior_p + a * cp, prior_t + a * ct
         new[player] = (tau / pi, sqrt(1 / pi))
     return new
+
+
+#: a sweep's steps by the draws of a chain (a few shapes recur: kept once made)
+_STEPS: dict[tuple[bool, ...], list[tuple[int, int, int, bool]]] = {}
+
+
+def _steps(drawn: tuple[bool, ...]) -> list[tuple[int, int, int, bool]]:
+    """One sweep of the chain whose links are ``drawn`` (True: a draw) as ``(j, j + 1, way, drawn)`` steps.
+
+    ``way`` 1 sends to the right after truncating, -1 to the left, 0 nowhere
+    (two players: the library only truncates their one difference).
+    """
+    links = len(drawn)
+    steps = [(0, 1, 0, drawn[0])] if links == 1 else ([(j, j + 1, 1, drawn[j]) for j in range(links - 1)]
+                                                      + [(j, j + 1, -1, drawn[j]) for j in range(links - 1, 0, -1)])
+    if len(_STEPS) < 1024:
+        _STEPS[drawn] = steps
+    return steps
 
 
 def _drawn(diff: float, dm: float) -> tuple[float, float]:
