@@ -8,8 +8,8 @@ Every entrant gets a version (protocol.md section 6, a game record's ``versions`
   normally (not in editable mode), the file hashes its ``RECORD`` lists
   for that package, which pip checked when it installed it;
 - a ``py:`` bot: a hash of every file of its top-level package, data included,
-  or for a module that is a single file, of its folder: the folder the
-  sandbox shows the bot (:func:`module_roots`), else the file alone
+  or for a module that is a single file, of its folder when the sandbox shows
+  the bot that folder (:func:`_own_folder`), else of the file alone
   (``py sha256:...``);
 - a ``cmd:`` bot: a hash of the command line, of every file the command line
   names, and of the bot's own files (``cmd sha256:...``): the files its
@@ -35,12 +35,14 @@ any folder holding a ``results.sqlite``).
 Cheap enough for a hundred entrants: a file is read again only when its size
 or modification time changed, and a package is hashed once per call of
 :func:`entrant_versions`. A package of more than ``MAX_FOLDER_FILES`` files or
-``MAX_FOLDER_BYTES`` bytes has its non-Python files known by their size and
-modification time instead of their content (said once in the log).
+``MAX_FOLDER_BYTES`` bytes (or a single-file module's folder that big) has
+its non-Python files known by their size and modification time instead of
+their content (said once in the log).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
 import importlib.metadata
@@ -76,6 +78,8 @@ MAX_FILE_BYTES = 64 << 20
 #: a folder holding any of these is not shown whole to a bot (the sandbox shows only the files its command
 #: names, or a single-file module alone), nor hashed whole as the bot's own
 PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
+#: a folder holding more entries than this (at any depth) is never shown whole to a bot
+MAX_SHOWN_ENTRIES = 5000
 #: arena's own modules that decide a game besides the game's rules (relative to arena's parent folder): the game
 #: loop, the game interface, the seat adapters in and out of process, the host speaking the protocol for Python
 #: bots, playing one spec, and how fault details are cut; a change to any of them changes every game's version
@@ -235,22 +239,26 @@ def shows_private(folder: str) -> bool:
 
 
 def _own_folder(folder: str) -> bool:
-    """Whether a single-file module's folder is the module's own: what the sandbox shows the bot
-    (:func:`shows_private` says no), outside Python's own folders (an installed module's
-    ``site-packages`` is shared by everything installed), and within ``MAX_FOLDER_FILES`` and
-    ``MAX_FOLDER_BYTES`` (a bigger one: the file alone, said once in the log)."""
+    """Whether a single-file module's folder is the module's own, as the sandbox decides what to show a bot:
+    not when it is or holds the current folder, the home folder or ``/``, holds anywhere below a tournament
+    file, results, a log, a ``.env`` or a ``.git`` (:data:`PRIVATE_MARKS`), or more than
+    :data:`MAX_SHOWN_ENTRIES` entries (then the sandbox shows the file alone, and the version hashes it
+    alone); nor when it is part of Python's installation (shared by everything installed there)."""
+    folder = os.path.abspath(folder)
     if shows_private(folder) or folder.endswith(("site-packages", "dist-packages")):
+        return False
+    if any(os.path.commonpath([folder, os.path.abspath(place)]) == folder
+           for place in (os.getcwd(), os.path.expanduser("~"))):
         return False
     if any(folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep)
            for prefix in {sys.prefix, sys.base_prefix}):
         return False
-    if not _walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES):
-        if folder not in _warned:
-            _warned.add(folder)
-            log.warning("%s holds more than %d files or %d MB: a single-file module in it is known by its own "
-                        "file alone (make the bot a package to have its data files counted)", folder,
-                        MAX_FOLDER_FILES, MAX_FOLDER_BYTES >> 20)
-        return False
+    seen = 0
+    for _, folders, files in os.walk(folder):
+        for name in folders + files:
+            seen += 1
+            if seen > MAX_SHOWN_ENTRIES or any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS):
+                return False
     return True
 
 

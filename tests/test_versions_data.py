@@ -114,21 +114,26 @@ def test_a_single_file_module_beside_a_tournament_file_is_known_by_its_file_alon
     assert entrant_version(entrant, plugins) != before
 
 
-def test_a_folder_too_big_to_be_a_modules_own_is_said_and_falls_back_to_the_file(plugins, tmp_path, monkeypatch,
-                                                                                  caplog):
-    monkeypatch.setattr(versions, "MAX_FOLDER_FILES", 1)
-    folder = tmp_path / "big"
+@pytest.mark.parametrize("why", ["too many entries to show", "a results folder below"])
+def test_a_folder_the_sandbox_would_not_show_whole_leaves_a_module_its_file_alone(plugins, tmp_path, monkeypatch,
+                                                                                  why):
+    folder = tmp_path / "shared"
     folder.mkdir()
-    name = unique("big")
+    name = unique("shared")
     write_single_module(folder, name)
+    if why == "too many entries to show":
+        monkeypatch.setattr(versions, "MAX_SHOWN_ENTRIES", 1)
+    else:
+        (folder / "cup" / "results").mkdir(parents=True)
     sys.path.insert(0, str(folder))
     try:
         before = version_of(f"mine=py:{name}:Bot", plugins)
         (folder / "params.json").write_text('{"scale": 40}\n')
         assert version_of(f"mine=py:{name}:Bot", plugins) == before
+        (folder / f"{name}.py").write_text(BOT + "# edited\n")
+        assert version_of(f"mine=py:{name}:Bot", plugins) != before
     finally:
         sys.path.remove(str(folder))
-    assert any("known by its own file alone" in record.message for record in caplog.records)
 
 
 def test_a_package_too_big_knows_its_data_by_size_and_time(plugins, data_package, monkeypatch, caplog):
