@@ -47,6 +47,9 @@ class Entrant:
     base_dir: str = ""
     #: a ``cmd:`` entry's own files: glob patterns relative to ``base_dir`` (a ``[[bots]]`` entry's ``files``)
     files: tuple[str, ...] = ()
+    #: the other entrants' files of the same run: the sandbox never shows this bot a folder holding one
+    #: (set by :func:`arena.sandbox.own_files.with_neighbours`; not part of :attr:`key`)
+    neighbours: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> str:

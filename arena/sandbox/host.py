@@ -136,6 +136,7 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     ``ids`` are the template's user and group ids (mapped to themselves in the
     new user namespace); ``fds`` the game's stdin, stdout and stderr.
     """
+    stderr = fds[2] if len(fds) == 3 else 2  # the game's stderr (the runner reads it) until it is fd 2
     try:
         limits.die_with_parent()
         limits.own_namespaces(ids)
@@ -144,13 +145,14 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
         os.chdir(jail.HOME)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        stderr = 2
         os.closerange(3, 1 << 16)
         jail.unmap_shared_memory()
         jail.drop_capabilities()
         if seal is not None:
             seal()  # last: a fresh session keyring, and the bots' system-call filter (limits.game_seal)
-    except Exception as error:  # the runner sees a crash with this line
-        os.write(2, f"arena-host: cannot make the game's jail: {error}\n".encode())
+    except Exception as error:  # the runner sees a crash with this line (on the game's stderr, which it reads)
+        os.write(stderr, f"arena-host: cannot make the game's jail: {error}\n".encode())
         os._exit(1)
     serve(factory, options, one_game=True)
     os._exit(0)

@@ -54,9 +54,10 @@ def _umount(target: str) -> None:
     _check(_libc.umount2(os.fsencode(target), _MNT_DETACH), f"umount {target}")
 
 
-def _bind(source: str, target: str, flags: int) -> None:
-    """Bind ``source`` at ``target`` (not its submounts), then remount with ``flags`` added to its own."""
-    _mount(source, target, None, MS_BIND)
+def _bind(source: str, target: str, flags: int, recursive: bool = False) -> None:
+    """Bind ``source`` at ``target`` (with its submounts when ``recursive``), then remount with ``flags`` added
+    to its own (the top mount's; submounts keep their own, read-only ones among them)."""
+    _mount(source, target, None, MS_BIND | (MS_REC if recursive else 0))
     kept = os.statvfs(target).f_flag
     own = 0
     for st_flag, ms_flag in _KEPT_FLAGS:
@@ -84,9 +85,19 @@ def readable_paths(extra: list[str]) -> list[str]:
         if path and os.path.exists(path):
             real = os.path.realpath(path)
             paths += [path] if real == os.path.abspath(path) else [real, path]
+    return outermost(paths)
+
+
+def outermost(paths: Sequence[str]) -> list[str]:
+    """``paths`` without repeats and without those lying inside another one (bound with it), in order.
+
+    A path inside another is kept where it is a mount point of its own on the
+    host (a bind of the outer one would not carry it).
+    """
     found: list[str] = []
-    for path in paths:
-        if path not in found:
+    for path in dict.fromkeys(paths):
+        inside = any(other != path and path.startswith(other.rstrip("/") + "/") for other in paths)
+        if not inside or os.path.ismount(path):
             found.append(path)
     return found
 
@@ -96,8 +107,19 @@ def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> 
 
     Must run in the bot's own mount and PID namespaces (as its process 1, so
     that ``/proc`` shows its own processes). ``owner`` is the ``(uid, gid)``
-    the scratch belongs to. Afterwards the working folder is ``HOME``.
+    the scratch belongs to. Afterwards the working folder is ``HOME``. Paths
+    are bound shallowest first. Where a mount fails the process writes the
+    failed mount on its stderr and exits with status 1 (it runs between
+    ``fork`` and ``exec``: an exception would reach the runner without its cause).
     """
+    try:
+        _build_root(readable, scratch_mb, owner)
+    except OSError as error:  # the bot-to-be's stderr is the runner's pipe: the cause reaches the crash's detail
+        os.write(2, f"arena-jail: cannot build the bot's root: {error}\n".encode())
+        os._exit(1)
+
+
+def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
     os.umask(0o022)  # the runner's umask (e.g. 077 for results) must not close the root's folders to the bot
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     base = "/tmp"  # covered by a tmpfs in this namespace only; the host's /tmp stays under /oldroot/tmp
@@ -146,7 +168,10 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
     cover the old ones, which the bot, holding no capability, cannot uncover;
     the read-only paths ``keep`` that lay there are bound again on top.
     """
-    held = [(path, os.open(path, os.O_PATH)) for path in keep if os.path.exists(path)]
+    # shallowest first, each with what lies under it (MS_REC): in a game's new user namespace a bind of a
+    # folder holding a locked mount without it is refused (EINVAL), and a later bind would cover an earlier one
+    kept = sorted(outermost(keep), key=lambda path: path.count(os.sep))
+    held = [(path, os.open(path, os.O_PATH)) for path in kept if os.path.exists(path)]
     uid, gid = owner
     _mount("tmpfs", root + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV,
            f"mode=0755,size={max(size_mb, 1)}m,nr_inodes={SCRATCH_INODES},uid={uid},gid={gid}")
@@ -164,7 +189,7 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
         os.umask(umask)
     for path, fd in held:
         source = f"/proc/self/fd/{fd}"
-        _bind(source, _make_point(root, path, source), MS_RDONLY | MS_NOSUID | MS_NODEV)
+        _bind(source, _make_point(root, path, source), MS_RDONLY | MS_NOSUID | MS_NODEV, recursive=True)
         os.close(fd)
 
 
@@ -217,17 +242,19 @@ class _MapQuery(ctypes.Structure):
 
 #: ``PROCMAP_QUERY``, an ioctl on /proc/self/maps: _IOWR('f', 17, struct procmap_query)
 _PROCMAP_QUERY = (3 << 30) | (ctypes.sizeof(_MapQuery) << 16) | (ord("f") << 8) | 17
-#: the next mapping at or after the address that is writable and shared
-_SHARED_WRITABLE = 0x10 | 0x02 | 0x08
+#: the next mapping at or after the address that is shared, whatever its protection (one mapped read-only,
+#: or with no access, can be made writable again with mprotect)
+_SHARED = 0x10 | 0x08
 
 
-def _shared_writable_mappings() -> list[tuple[int, int]]:
-    """(start, end) of every shared writable mapping of this process, asked of the kernel mapping by
-    mapping (``PROCMAP_QUERY``: no text to make and parse), else read from /proc/self/maps."""
+def _shared_mappings() -> list[tuple[int, int]]:
+    """(start, end) of every shared mapping of this process (``MAP_SHARED``: anonymous, memfd, shm or a
+    file, of any protection), asked of the kernel mapping by mapping (``PROCMAP_QUERY``: no text to make and
+    parse), else read from /proc/self/maps."""
     found: list[tuple[int, int]] = []
     fd = os.open("/proc/self/maps", os.O_RDONLY)
     try:
-        query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED_WRITABLE)
+        query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED)
         while True:
             try:
                 fcntl.ioctl(fd, _PROCMAP_QUERY, query)
@@ -236,7 +263,7 @@ def _shared_writable_mappings() -> list[tuple[int, int]]:
                     return found  # no more
                 break  # an older kernel: read the text
             found.append((query.vma_start, query.vma_end))
-            query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED_WRITABLE, query_addr=query.vma_end)
+            query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED, query_addr=query.vma_end)
     finally:
         os.close(fd)
     found = []
@@ -245,13 +272,14 @@ def _shared_writable_mappings() -> list[tuple[int, int]]:
     for line in lines:
         fields = line.split()
         perms = fields[1]
-        if "w" in perms and perms[3] == "s":
+        if perms[3] == "s":
             start, end = (int(part, 16) for part in fields[0].split("-"))
             found.append((start, end))
     return found
 
 
 def unmap_shared_memory() -> None:
-    """Unmap every shared writable mapping this process inherited (a channel between forks)."""
-    for start, end in _shared_writable_mappings():
+    """Unmap every shared mapping this process inherited, whatever its protection (a channel between forks:
+    the runtime's code and data are private mappings)."""
+    for start, end in _shared_mappings():
         _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))

@@ -24,6 +24,7 @@ from arena.formats.sampled import MAX_TABLES_PER_ENTRY
 from arena.match import Limits
 from arena.plugins import Plugins
 from arena.runs.options import LIMIT_RANGES
+from arena.sandbox.own_files import with_neighbours
 from arena.sandbox.probe import REQUIRABLE
 from arena.standings.raters import RATERS
 
@@ -344,7 +345,7 @@ def _entrants(check: _Checker, tables: list[dict[str, Any]], plugins: Plugins, b
         entrants.append(entrant)
     if len(entrants) < 2:
         raise check.fail("bots", f"expected at least 2 [[bots]] entries, got {len(entrants)}")
-    return tuple(entrants)
+    return tuple(with_neighbours(entrants))  # no bot is shown a folder holding another's files
 
 
 def _bot_files(check: _Checker, value: Any, key: str, base_dir: str) -> tuple[str, ...]:
