@@ -238,3 +238,46 @@ def test_arenas_deciding_modules_exist():
     """A module renamed away would silently leave the game loop out of every game's version."""
     root = os.path.dirname(os.path.dirname(versions.__file__))
     assert all(os.path.isfile(os.path.join(root, path)) for path in versions.ENGINE_FILES)
+
+
+# -- what a CI cache key built from `arena bots` and `arena games` sees --
+
+
+def test_arena_bots_and_arena_games_change_with_a_bots_data_and_the_engine(fresh_plugins, tmp_path, monkeypatch):
+    """A cache key made of their output (with the tournament file) must change when anything deciding a game
+    does: a registered bot's data file, or the game's rules."""
+    name = unique("keybot")
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text(BOT + textwrap.dedent("""
+        from arena import hookimpl
+
+        @hookimpl
+        def register_bots(register):
+            register("keybot", Bot, games=["silk-road"])
+    """))
+    (package / "params.json").write_text('{"scale": 5}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    plugins = fresh_plugins()
+    plugins.register_module(module, name)
+
+    def key() -> tuple[str, str]:
+        bots, games = (CliRunner().invoke(cli, [command]) for command in ("bots", "games"))
+        assert bots.exit_code == games.exit_code == 0
+        return bots.stdout, games.stdout
+
+    before = key()
+    assert "keybot" in before[0]
+    (package / "params.json").write_text('{"scale": 40}\n')
+    after_data = key()
+    assert after_data[0] != before[0] and after_data[1] == before[1]
+
+    import arena.games.silk_road as silk_road
+
+    copy = tmp_path / "silk_road"
+    shutil.copytree(silk_road.__path__[0], copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(silk_road, "__path__", [str(copy)])
+    unchanged = key()
+    (copy / "game.py").write_text((copy / "game.py").read_text() + "\nSTART_MONEY_DOUBLED = True\n")
+    assert key()[1] != unchanged[1]
