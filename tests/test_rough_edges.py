@@ -770,3 +770,43 @@ def test_a_single_file_bot_importing_its_sibling_is_told_to_make_a_package(besid
     write_tournament(cup, ["me=py:mine.mybot:Bot", "random"], "silk-road:2", deals=1, name="sib", seed=4)
     result = run("run", "cup/sib.toml", "--sandbox", "process", "-j", "0")
     assert result.exit_code == 0, result.output
+
+
+# Ctrl-C printed "Exception ignored in: <function _releaseLock> ... StopRequested" in about one stop of four
+
+
+def stop_one_run(top: Path, number: int) -> tuple[int, str]:
+    """``arena run`` (sandboxed, -j 2) in a folder of its own, stopped with Ctrl-C at a delay that varies with
+    ``number`` once its workers are starting; its exit status and stderr."""
+    folder = top / f"run{number}"
+    folder.mkdir()
+    path = write_tournament(folder, ["random", "trader", "r2=random", "r3=random"], "silk-road:3", deals=50,
+                            name="cup", seed=number)
+    process = subprocess.Popen(["arena", "run", path, "-j", "2", "--sandbox", "process"], cwd=folder,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    log = folder / "results" / "cup" / "arena.log"
+    deadline = time.monotonic() + 120
+    while not log.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep((number % 10) * 0.04)  # 0 to 0.36 s into the play: starting bots, playing, between games
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C on a terminal does: the whole group
+    _, err = process.communicate(timeout=120)
+    return process.returncode, err
+
+
+@pytest.mark.slow  # 50 sandboxed runs, five at a time: about a minute
+def test_ctrl_c_never_prints_a_traceback():
+    from concurrent.futures import ThreadPoolExecutor
+
+    top = Path(tempfile.mkdtemp(prefix="arena-stops-"))
+    top.chmod(0o755)
+    try:
+        with ThreadPoolExecutor(5) as threads:
+            stops = list(threads.map(lambda number: stop_one_run(top, number), range(50)))
+        for status, err in stops:
+            assert "Traceback" not in err and "Exception ignored" not in err, err
+            assert status == 130, err
+        assert not list(top.glob("run*/results/cup/.run.lock"))
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -45,7 +45,7 @@ import time
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Iterable, Iterator
 
-from arena.runs.process import die_with_parent
+from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import GameSpec, Outcome, Sink
@@ -74,15 +74,23 @@ class StopRequested(KeyboardInterrupt):
 
 _stopping = False
 _playing = False
+_interrupted = False
 
 
 def _on_stop_signal(signum: int, frame: Any) -> None:
-    """SIGINT in a worker: abandon the game being played, or stop before the next one."""
-    global _stopping
-    if _stopping:
-        return
+    """SIGINT in a worker: abandon the game being played, or stop before the next one.
+
+    Where the exception would be printed and dropped (a fork handler, a
+    ``__del__``: :func:`arena.runs.process.interruptible`), it is raised a
+    moment later instead (the retry timer's signal comes back here).
+    """
+    global _stopping, _interrupted
     _stopping = True
-    if _playing:
+    if _playing and not _interrupted:
+        if not interruptible(frame):
+            retry_soon()
+            return
+        _interrupted = True
         raise StopRequested
 
 
@@ -97,8 +105,10 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     _widen_send_buffer(conn)
     if core is not None:
         os.sched_setaffinity(0, {core})
+    watch_forks()
     signal.signal(signal.SIGINT, _on_stop_signal)
     signal.signal(signal.SIGTERM, _on_stop_signal)
+    signal.signal(RETRY_SIGNAL, _on_stop_signal)
     try:
         while not _stopping:
             try:
@@ -125,6 +135,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
         log.info("stopped")
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        cancel_retry()
         close_pools()
 
 
