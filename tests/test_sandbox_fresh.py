@@ -104,8 +104,8 @@ def test_a_bot_runs_on_after_its_answer_only_until_another_bot_is_asked():
 
 
 @pytest.mark.parametrize("kernel", ["procmap_query", "text"])
-def test_a_forked_bot_keeps_no_shared_writable_mapping_of_its_template(kernel, monkeypatch):
-    """What a template mapped shared and writable (a channel between its games) is gone in every game's bot,
+def test_a_forked_bot_keeps_no_shared_mapping_of_its_template(kernel, monkeypatch):
+    """What a template mapped shared, writable or not (a channel between its games), is gone in every game's bot,
     found by PROCMAP_QUERY where the kernel has it, else by reading /proc/self/maps."""
     from arena.sandbox import jail
 
@@ -115,15 +115,18 @@ def test_a_forked_bot_keeps_no_shared_writable_mapping_of_its_template(kernel, m
 
         monkeypatch.setattr(jail.fcntl, "ioctl", refuse)
     shared = mmap.mmap(-1, 8192)
+    readonly = mmap.mmap(-1, 4096, prot=mmap.PROT_READ)  # mprotect could make it writable again in a game
     private = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)
     address = ctypes.addressof(ctypes.c_char.from_buffer(shared))
     # the test process may hold others (earlier tests' SQLite -shm files, multiprocessing's semaphores)
-    assert address in [start for start, _ in jail._shared_writable_mappings()]
+    assert address in [start for start, _ in jail._shared_mappings()]
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
         jail.unmap_shared_memory()
-        os.write(write, repr(jail._shared_writable_mappings()).encode())
+        with open("/proc/self/maps") as maps:  # read as text here: the kernel's word, not the function's
+            left = [line for line in maps if line.split()[1][3] == "s"]
+        os.write(write, repr(jail._shared_mappings() + left).encode())
         os._exit(0)
     os.close(write)
     seen = os.read(read, 1000)
@@ -131,6 +134,7 @@ def test_a_forked_bot_keeps_no_shared_writable_mapping_of_its_template(kernel, m
     os.waitpid(pid, 0)
     assert seen == b"[]"
     private[0] = 1  # private mappings stay
+    assert len(readonly) == 4096
 
 
 def test_a_seat_whose_template_died_plays_its_next_game_with_a_new_template():

@@ -20,7 +20,7 @@ from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
 from arena.seating import SeatPool
 from arena_bots.random_bot import RandomBot
-from conftest import LIMITS, honest, play, require
+from conftest import LIMITS, honest, play, reports, require
 from hostile_template import GARBAGE
 from tournament_files import stored_records, write_tournament
 
@@ -120,3 +120,22 @@ def test_the_reference_replays_a_sandboxed_game_exactly():
     assert reference(record, 0, 4)["moves"] == record["moves"]
     wrong = dict(record, faults=[{"seat": 0, "move": 3}])
     assert reference(wrong, 0, 4)["moves"] != record["moves"]
+
+
+def test_a_shared_page_read_only_at_import_and_made_writable_in_each_game_carries_no_notes():
+    """The template maps a page shared and read-only; each game's bot mprotects it writable to read and add
+    notes: every game finds it gone (every shared mapping is dropped in a game, whatever its protection)."""
+    require("namespaces")
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    found, records = [], []
+    try:
+        for seed in range(1, 5):
+            record, texts = play([attacker(notes=True), honest()], seed=seed, pool=pool)
+            found.append(reports(texts[0], "notes")[-1])  # the seat's stderr holds earlier games' lines too
+            records.append((seed, record))
+    finally:
+        pool.close()
+    assert found == ["gone"] * 4
+    for seed, record in records:
+        assert record["faults"] == []
+        assert record["moves"] == reference(record, 0, seed)["moves"]

@@ -7,13 +7,18 @@ template's answer for game N is preceded, replaced or followed by garbage of
 kind ``kinds[(N - 1) % len(kinds)]`` (see ``GARBAGE``), from game ``spare`` + 1
 on (so that it passes the run's check of every bot); with ``losing``, the
 game's bot exits with status 3 after a game it did not win and the template
-then sends garbage instead of that status. The bot itself plays like
-``random`` (the same moves for the same seed).
+then sends garbage instead of that status. With ``notes``, the template maps
+a page shared and read-only at import; each game's bot makes it writable
+(``mprotect``), reads the notes of earlier games there and adds one, and
+reports what it found (``hostile: {"notes": [...]}`` on stderr). The bot
+itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import os
 import socket
 import sys
@@ -33,6 +38,29 @@ def _options() -> dict[str, Any]:
 OPTIONS = _options()
 CONTROL = os.environ.get("ARENA_CONTROL_FD")  # only in a template
 LOST = 3  # the exit status of a game's bot that lost
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+PAGE = mmap.PAGESIZE
+#: the page of notes, mapped shared and read-only in the template (None: not asked for, or refused)
+NOTES = libc.mmap(None, PAGE, mmap.PROT_READ, mmap.MAP_SHARED | mmap.MAP_ANONYMOUS, -1, 0) \
+    if CONTROL is not None and OPTIONS.get("notes") else None
+
+
+def notes() -> list[int] | str:
+    """The seeds of earlier games found in the notes page, this game's added ("gone": the page was taken away)."""
+    if NOTES is None or NOTES == ctypes.c_void_p(-1).value:
+        return "none"
+    if libc.mprotect(NOTES, PAGE, mmap.PROT_READ | mmap.PROT_WRITE) != 0:
+        return "gone"
+    page = (ctypes.c_uint64 * (PAGE // 8)).from_address(NOTES)
+    count = page[0]
+    found = list(page[1:1 + count])
+    if count + 2 < len(page):
+        page[1 + count] = len(found) + 1
+        page[0] = count + 1
+    return found
 _send_fds = socket.send_fds
 
 
@@ -132,13 +160,16 @@ if CONTROL is not None:
 class Bot:
     """Plays like ``random``; with ``losing``, a game's bot that did not win exits with status 3 at the end."""
 
-    def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0) -> None:  # type: ignore
+    def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
+                 notes: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.bot = RandomBot()
 
     def start(self, info: dict) -> None:
         self.seat = info["seat"]
+        if OPTIONS.get("notes"):
+            print("hostile: " + json.dumps({"notes": notes()}), file=sys.stderr, flush=True)
         self.bot.start(info)
 
     def decide(self, request: dict) -> dict:
