@@ -345,7 +345,16 @@ def overall_games(driver) -> dict[str, str]:
 
 
 def poll(check, seconds: float):
-    return wait_for(check, seconds, 0.25)
+    """``check()`` once it is true (None after ``seconds``); an element swapped out while read is read again."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    def tolerant():
+        try:
+            return check()
+        except (StaleElementReferenceException, NoSuchElementException, IndexError, AttributeError):
+            return None
+
+    return wait_for(tolerant, seconds, 0.25)
 
 
 @pytest.mark.slow
@@ -368,21 +377,18 @@ def test_a_tournament_served_beside_its_run_updates_the_open_page(browser, tmp_p
         assert poll(lambda: played_count(driver) > first, 20), "the played count did not move"
         assert poll(lambda: overall_games(driver) != games_before, 20), "no standings row changed"
         assert driver.execute_script("return window.stillTheSamePage === true")  # updated without reloading
-        assert "Live: updated" in driver.find_element("id", "live-status").text
-        assert poll(lambda: driver.find_elements("css selector", "#latest-faults-table tbody tr"), 20)
-        fault = [cell.text for cell in
-                 driver.find_elements("css selector", "#latest-faults-table tbody tr")[0].find_elements(
-                     "tag name", "td")]
+        assert poll(lambda: "Live: updated" in driver.find_element("id", "live-status").text, 5)
+        fault = poll(lambda: [cell.text for cell in driver.find_elements(
+            "css selector", "#latest-faults-table tbody tr")[0].find_elements("tag name", "td")], 20)
         assert fault[1] == "crasher" and fault[2] == "crash"
         assert HOSTILE in fault[5]  # shown as text, never run as HTML (an alert would fail the next command)
         assert driver.find_elements("css selector", "img[src='x']") == []
         screenshot(driver, tmp_path / "live-tournament.png")
 
         assert poll(lambda: played_count(driver) == 12, 90), "the run did not finish"
-        assert "all played" in driver.find_element("id", "progress-line").text
-        link = driver.find_element("css selector", "#latest-games-table tbody tr a")
-        game_id = link.text
-        link.click()
+        assert poll(lambda: "all played" in driver.find_element("id", "progress-line").text, 10)
+        time.sleep(1.5)  # the last swap of the page is done: the link is not replaced while clicked
+        game_id = poll(lambda: _click_first_game(driver), 10)
         assert game_id in driver.find_element("tag name", "h1").text
         assert "This replay is omniscient" in driver.find_element("css selector", ".banner").text
         driver.find_element("id", "last").click()
@@ -409,9 +415,7 @@ def test_a_finished_comparison_is_served_with_its_verdict_and_sprt_trace(browser
         chart = driver.find_element("css selector", "img[src^='plots/sprt.svg']")
         assert poll(lambda: driver.execute_script("return arguments[0].naturalWidth", chart) > 0, 20)
         assert overall_games(driver)
-        link = driver.find_element("css selector", "#latest-games-table tbody tr a")
-        game_id = link.text
-        link.click()
+        game_id = poll(lambda: _click_first_game(driver), 10)
         assert game_id in driver.find_element("tag name", "h1").text
         assert console_errors(driver) == []
         driver.back()
@@ -419,6 +423,14 @@ def test_a_finished_comparison_is_served_with_its_verdict_and_sprt_trace(browser
     finally:
         status = stop(process)
     assert status == 1  # the comparison's own verdict: a regression
+
+
+def _click_first_game(driver) -> str:
+    """Open the newest game's replay from the front page; its id."""
+    link = driver.find_element("css selector", "#latest-games-table tbody tr a")
+    game_id = link.text
+    link.click()
+    return game_id
 
 
 def is_comparison_done(folder: Path) -> bool:

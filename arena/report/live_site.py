@@ -61,6 +61,9 @@ CHART_EVERY = 10.0
 #: replay pages kept in memory (each is drawn from its record on first request)
 REPLAY_CACHE = 64
 LIVE_JSON = "live.json"
+#: the tab's icon: a green square (the live bar's colour)
+FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
+           b'fill="#3d8c3a"/></svg>')
 
 
 @dataclass(frozen=True)
@@ -377,6 +380,8 @@ class LiveSite:
 
     def answer(self, parts: list[str]) -> Answer | None:
         """The page at the path ``parts`` (already split and checked by the HTTP layer), or None."""
+        if parts == ["favicon.ico"]:  # browsers ask for it on every site
+            return Answer(FAVICON, "image/svg+xml")
         if self.single:
             return self.folders[""].answer("/".join(parts))
         if parts in ([], ["index.html"]):
