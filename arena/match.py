@@ -32,15 +32,21 @@ class Limits:
     max_faults: int = 3
     #: a bot process may play several games in a row (faster, but it can remember); default: fresh per game
     reuse: bool = False
+    #: threads numeric libraries start in a bot process (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
+    #: ``MKL_NUM_THREADS``): one core's worth by default, so they start under any memory limit
+    threads: int = 1
 
     def time_message(self) -> dict[str, Any]:
         return {"start_ms": self.start_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
     def as_dict(self) -> dict[str, Any]:
-        """The limits as plain JSON (``reuse`` only when set, so older definitions keep their digests)."""
+        """The limits as plain JSON (``reuse`` and ``threads`` only when not the default, so older definitions
+        keep their digests)."""
         values = asdict(self)
         if not self.reuse:
             del values["reuse"]
+        if self.threads == 1:
+            del values["threads"]
         return values
 
 

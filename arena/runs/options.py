@@ -53,6 +53,7 @@ LIMIT_RANGES = {
     "bank_ms": (0, 3_600_000),
     "memory_mb": (16, 1_048_576),
     "max_faults": (1, 1_000_000),
+    "threads": (1, 1024),
 }
 
 limit_options = _stack(

@@ -1,15 +1,17 @@
 """A cgroup per bot: the memory, CPU time and number of all its processes, and stopping them at once.
 
 The runner uses what it may create here (root, or a delegated hierarchy):
-the v1 ``memory`` controller (everything the bot's processes hold: heap,
+the ``memory`` controller (everything the bot's processes hold: heap,
 mappings, memfd, tmpfs pages of its /tmp and /dev/shm, System V shm; the same
-limit on memory plus swap), the v1 ``pids`` controller (processes and
-threads), and the v2 core files, which need no controller: ``cgroup.freeze``
-(the whole process tree stopped between decisions; unlike the v1 freezer, a
-frozen task still dies of SIGKILL, so a frozen bot dies with the runner),
-``cpu.stat`` (CPU time of every process and thread, also those already gone)
-and ``cgroup.kill``. A machine with v2 only (the memory and pids controllers
-delegated in the unified hierarchy) is served through the same files.
+limit on memory plus swap), the ``pids`` controller (processes and threads),
+both from cgroup v1 where they are mounted there (a hybrid layout), else from
+the unified hierarchy (``memory.max``, ``memory.swap.max``, ``pids.max``:
+the runner enables them below its own cgroup, moving its own processes into a
+leaf first, see :func:`_enable_v2`); and the v2 core files, which need no
+controller: ``cgroup.freeze`` (the whole process tree stopped between
+decisions; unlike the v1 freezer, a frozen task still dies of SIGKILL, so a
+frozen bot dies with the runner), ``cpu.stat`` (CPU time of every process and
+thread, also those already gone) and ``cgroup.kill``.
 
 Bot processes join their cgroups themselves, between ``fork`` and ``exec``
 (:attr:`BotCgroup.join_files`), so the bot's first instruction is already counted.
@@ -28,6 +30,13 @@ MOUNTS = "/proc/self/mounts"
 _names = itertools.count()
 
 
+#: what a bot is held to without a memory cgroup
+FALLBACK = "rlimits and a size-capped /tmp only"
+#: how to run arena in a cgroup v2 subtree of its own, where systemd manages the cgroups
+DELEGATE_HINT = ("for memory limits, run arena in a delegated cgroup v2 subtree: "
+                 "systemd-run --user --scope -p Delegate=yes arena ... (or run it as root)")
+
+
 @dataclass(frozen=True)
 class Hierarchies:
     """Where each part lives here (None: not usable): folders under which a bot's cgroup can be made."""
@@ -36,6 +45,8 @@ class Hierarchies:
     pids: str | None
     core: str | None  # a v2 folder: freeze, kill, cpu.stat
     memory_v2: bool = False
+    #: why there is no memory cgroup, what holds a bot instead and how to get one (empty when there is one)
+    memory_off: str = ""
 
 
 def _own_path(controller: str) -> str:
@@ -94,32 +105,126 @@ def _try_folder(parent: str, probe_file: str) -> str | None:
 
 @functools.cache
 def hierarchies() -> Hierarchies:
-    """What this runner can use (found once per process)."""
+    """What this runner can use (found once per process).
+
+    The v1 ``memory`` and ``pids`` controllers where they are mounted (a
+    hybrid layout); else, on the unified hierarchy alone (cgroup v2), the v2
+    ``memory`` and ``pids`` controllers, enabled below this process's cgroup
+    by :func:`_enable_v2` where it may (root, or a subtree delegated to its user).
+    """
     try:
         v1, v2 = _mounts()
     except OSError:
-        return Hierarchies(None, None, None)
+        return Hierarchies(None, None, None, memory_off=f"no memory cgroup can be made here (cgroups cannot be "
+                                                        f"read): {FALLBACK}")
     core = None
+    own = "/"
     if v2:
-        own = "/"
         try:
             with open("/proc/self/cgroup") as handle:
                 own = next((line.split(":", 2)[2].strip() for line in handle if line.startswith("0::")), "/")
         except OSError:
             pass
+        if os.path.basename(own) == RUNNER_LEAF:  # an earlier runner moved this one's processes there
+            own = os.path.dirname(own)
         core = _try_folder(v2 + own.rstrip("/"), "cgroup.freeze")
     memory = pids = None
     memory_v2 = False
+    why = ""
+    enabled: set[str] = set()
+    if core and not {"memory", "pids"} <= set(v1):
+        enabled, why = _enable_v2(os.path.dirname(core), [name for name in ("memory", "pids") if name not in v1])
     if "memory" in v1:
         memory = _try_folder(v1["memory"] + _own_path("memory").rstrip("/"), "memory.limit_in_bytes")
-    elif core:
-        memory = _try_folder(os.path.dirname(core), "memory.max")
+        why = "cgroup v1: this user may not make one"
+    elif "memory" in enabled:
+        memory = _try_folder(os.path.dirname(core or ""), "memory.max")
         memory_v2 = memory is not None
+    elif not v2:
+        why = "no cgroup hierarchy is mounted"
+    elif not core:
+        why = "cgroup v2: this user may not make cgroups below its own"
     if "pids" in v1:
         pids = _try_folder(v1["pids"] + _own_path("pids").rstrip("/"), "pids.max")
-    elif core:
-        pids = _try_folder(os.path.dirname(core), "pids.max")
-    return Hierarchies(memory, pids, core, memory_v2)
+    elif "pids" in enabled:
+        pids = _try_folder(os.path.dirname(core or ""), "pids.max")
+    memory_off = ""
+    if memory is None:
+        memory_off = f"no memory cgroup can be made here ({why or 'refused'}): {FALLBACK}"
+        if v2 and "memory" not in v1:
+            memory_off += f"; {DELEGATE_HINT}"
+    return Hierarchies(memory, pids, core, memory_v2, memory_off)
+
+
+#: the leaf a runner moves its own cgroup's processes into, so that controllers can be enabled below it
+RUNNER_LEAF = "arena-runner"
+
+
+def _enable_v2(own: str, wanted: list[str]) -> tuple[set[str], str]:
+    """Enable the v2 controllers ``wanted`` for the cgroups arena makes below ``own`` (this process's cgroup);
+    the controllers enabled, and why the memory controller is not (empty when it is).
+
+    A cgroup that holds processes cannot enable controllers for its children
+    (cgroup v2's rule of no internal processes): where ``own`` does, its
+    processes (this runner, its shell's) are moved into the leaf
+    ``own/arena-runner`` first, as systemd's delegation expects. Then
+    ``own/arena`` enables them too, for the bots' cgroups below it.
+    """
+    try:
+        with open(os.path.join(own, "cgroup.controllers")) as handle:
+            available = set(handle.read().split())
+    except OSError:
+        return set(), "cgroup v2 cannot be read here"
+    offered = [name for name in wanted if name in available]
+    enabled = _enable_in(own, offered)
+    if "memory" not in wanted or "memory" in enabled:
+        return enabled, ""
+    if "memory" not in offered:
+        return enabled, f"cgroup v2: the memory controller is not offered to {own}"
+    return enabled, f"cgroup v2: the memory controller cannot be enabled below {own}"
+
+
+def _enable_in(own: str, names: list[str]) -> set[str]:
+    """Enable ``names`` in ``own``'s and ``own/arena``'s ``cgroup.subtree_control`` (moving ``own``'s processes
+    into :data:`RUNNER_LEAF` when they stand in the way); the controllers enabled in both."""
+    if not names:
+        return set()
+    control = " ".join(f"+{name}" for name in names)
+    for attempt in range(3):
+        try:
+            _write(os.path.join(own, "cgroup.subtree_control"), control)
+            break
+        except OSError:
+            if attempt == 2 or not _move_into_leaf(own):
+                return set()
+    arena = os.path.join(own, "arena")
+    try:
+        os.makedirs(arena, exist_ok=True)
+        _write(os.path.join(arena, "cgroup.subtree_control"), control)
+        with open(os.path.join(arena, "cgroup.subtree_control")) as handle:
+            return set(handle.read().split()) & set(names)
+    except OSError:
+        return set()
+
+
+def _move_into_leaf(own: str) -> bool:
+    """Move every process of the cgroup ``own`` into its leaf :data:`RUNNER_LEAF`; whether all went."""
+    leaf = os.path.join(own, RUNNER_LEAF)
+    try:
+        os.makedirs(leaf, exist_ok=True)
+        with open(os.path.join(own, "cgroup.procs")) as handle:
+            pids = [line.strip() for line in handle if line.strip()]
+    except OSError:
+        return False
+    moved = True
+    for pid in pids:
+        try:
+            _write(os.path.join(leaf, "cgroup.procs"), pid)
+        except ProcessLookupError:
+            continue  # gone meanwhile
+        except OSError:
+            moved = False  # a kernel thread, or a process this user may not move
+    return moved
 
 
 def _write(path: str, text: str) -> None:

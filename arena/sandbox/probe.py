@@ -228,7 +228,7 @@ def protections() -> Protections:
     filter_off, keyring_off = seccomp.refusal(), keyring.refusal()
     reasons += [(name, why) for name, why in (("seccomp", filter_off), ("keyring", keyring_off)) if why]
     if not where.memory:
-        reasons.append(("memory", "no memory cgroup can be made here: rlimits and a size-capped /tmp only"))
+        reasons.append(("memory", where.memory_off))  # why, what holds a bot instead, and how to get one
     if not where.core:
         reasons.append(("cpu", "no cgroup v2 folder can be made here: main process timed, process group stopped"))
     return Protections(root=root, own_user=own_user, namespaces=namespaces, cpu_clock=_cpu_clock(),

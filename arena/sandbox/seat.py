@@ -35,13 +35,24 @@ def open_process_bot(entrant: Entrant, limits: Limits, plugins: Plugins, isolate
         if not argv:
             raise BadBotSpec(f"bot {entrant.name}: empty command")
         argv, own = program_files(entrant, argv, os.getcwd())
-        return ProcessBot(entrant.name, argv, limits, isolate=isolate, cwd=os.getcwd(),
+        return ProcessBot(entrant.name, argv, limits, isolate=isolate, cwd=os.getcwd(), env=thread_environment(limits),
                           readable=readable_paths(own + python_paths() + shown_import_paths(entrant)))
     command, own = host_command(entrant, plugins, template=not limits.reuse)
     return ProcessBot(entrant.name, command, limits, isolate=isolate,
-                      env={"PYTHONPATH": os.path.dirname(os.path.dirname(arena.__file__))},
+                      env={"PYTHONPATH": os.path.dirname(os.path.dirname(arena.__file__)),
+                           **thread_environment(limits)},
                       readable=readable_paths(own + python_paths() + shown_import_paths(entrant)),
                       template=not limits.reuse)
+
+
+#: what numeric libraries read for the number of threads they start (OpenMP, OpenBLAS, MKL, and numexpr)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def thread_environment(limits: Limits) -> dict[str, str]:
+    """The variables telling numeric libraries to start ``limits.threads`` threads (one by default): sized for
+    every core of the machine, their buffers fail under a bot's memory limit (OpenBLAS at import)."""
+    return {name: str(limits.threads) for name in THREAD_VARIABLES}
 
 
 def host_command(entrant: Entrant, plugins: Plugins, template: bool = False) -> tuple[list[str], list[str]]:
