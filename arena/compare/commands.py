@@ -179,7 +179,8 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     try:
         with bot_prints_to_stderr():
             outcome = run_comparison(design, plugins, sprt=sprt, max_games=max_games, root=root, jobs=jobs,
-                                     scheduler=scheduler, sandbox=sandbox, fresh=fresh, question=question)
+                                     scheduler=scheduler, sandbox=sandbox, fresh=fresh, question=question,
+                                     announce=lambda line: click.echo(line, err=True))
     except Interrupted as stop:
         click.echo(f"stopped: {stop}", err=True)
         ctx.exit(exit_status_of_signal(stop.signum))
