@@ -10,6 +10,7 @@ process is left behind. :func:`results_folder` holds a run's folder for it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import logging
 import os
@@ -23,7 +24,7 @@ from arena.errors import StoreError
 from arena.runs.logs import RunLog
 from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store, StoredGame, remove_store
+from arena.runs.store import Store, StoredGame, remove_store, store_path
 
 log = logging.getLogger("arena.runs")
 LOG_FILE = "arena.log"
@@ -102,6 +103,9 @@ def _hold_lock(path: str, folder: str) -> TextIO:
         try:
             handle = open(path, "w")
         except OSError as error:
+            if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and os.path.isfile(store_path(folder)):
+                raise StoreError(f"{store_path(folder)} is read-only; make it and its folder writable and "
+                                 "run again") from None  # as SQLite's own refusal says it
             raise StoreError(f"cannot write in {folder} ({error.strerror}); choose another --results folder") \
                 from None
         try:
