@@ -19,14 +19,22 @@ process's (their cgroups: templates and games too), and the bare round trip's
 is the CPU time of both its processes; on a shared machine these move far less
 than wall-clock figures. Both runs are repeated with every process pinned to
 one core (bots inherit the runner's affinity).
+Last, the system-call filter's cost (arena/sandbox/seccomp.py): decisions
+(``reuse = true``) and fresh bots with the filter and without it, alternated
+in the same run, and the cost of loading it in a new process: the exported
+BPF program with one ``seccomp(2)`` call (what bots do) against building and
+loading it with libseccomp in the child.
 
     python benchmarks/sandbox.py                       # modern-art, 4 players, 20 games each
     python benchmarks/sandbox.py silk-road:3 --games 10
+    python benchmarks/sandbox.py --filter-only         # the system-call filter's cost alone
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import dataclasses
 import os
 import random
@@ -41,7 +49,7 @@ import orjson
 from arena.entrants import parse_spec
 from arena.match import InProcessBot, Limits, Request, derive_seed, play_game
 from arena.plugins import get_plugins
-from arena.sandbox import open_process_bot
+from arena.sandbox import keyring, open_process_bot, seccomp
 
 LIMITS = Limits(start_ms=10000, move_ms=5000, bank_ms=10000)
 REUSE = dataclasses.replace(LIMITS, reuse=True)
@@ -204,18 +212,29 @@ def fork_floor(factory: str) -> tuple[float, int]:
     return float(out[0]), int(out[1])
 
 
+@contextlib.contextmanager
+def ready_program():
+    """An external bot that answers ``start``, written where its jail shows it: a folder of its own beside this
+    file (the host's /tmp is not the bot's)."""
+    folder = tempfile.mkdtemp(prefix="ready-bot-", dir=os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(folder, "ready.py")
+    try:
+        with open(path, "w") as handle:
+            handle.write(READY_BOT)
+        os.chmod(folder, 0o755)  # the bot runs as a user of its own
+        os.chmod(path, 0o644)
+        yield parse_spec(f"ready=cmd:{sys.executable} {path}")
+    finally:
+        os.unlink(path)
+        os.rmdir(folder)
+
+
 def start_costs(plugins) -> None:
     entrant = parse_spec("random", plugins)
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
-        handle.write(READY_BOT)
-    os.chmod(handle.name, 0o644)  # the bot runs as a user of its own
-    external = parse_spec(f"ready=cmd:{sys.executable} {handle.name}")
-    try:
+    with ready_program() as external:
         forked = fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins))
         interpreter = fresh_start_ms(lambda: open_process_bot(entrant, REUSE, plugins))
         program = fresh_start_ms(lambda: open_process_bot(external, LIMITS, plugins))
-    finally:
-        os.unlink(handle.name)
     print(f"fresh game's bot (end of a game to ready): forked from its template {forked:.1f} ms; "
           f"a new host interpreter {interpreter:.1f} ms; an external program (python) {program:.1f} ms")
     floor, size = fork_floor("arena_bots.random_bot:RandomBot")
@@ -257,15 +276,99 @@ def run(game_name: str, players: int, games: int, plugins) -> None:
     start_costs(plugins)
 
 
+@contextlib.contextmanager
+def system_call_filter(on: bool):
+    """Bots started inside get the filter (``on``) or none, as on a machine without it (and then, to compare
+    like with like, no clearing of keyrings either)."""
+    if on:
+        yield
+        return
+    saved = seccomp.refusal, keyring.clear_user_keyrings
+    seccomp.refusal = lambda: "off for the benchmark"  # type: ignore[assignment]
+    keyring.clear_user_keyrings = lambda uid: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        seccomp.refusal, keyring.clear_user_keyrings = saved
+
+
+LOAD_IN_CHILD = 0  # build with libseccomp and load, in the child
+LOAD_EXPORTED = 1  # one seccomp(2) call with the program exported in the parent
+
+
+def load_cost_us(how: int, rounds: int = 100) -> float:
+    """CPU microseconds a new process spends loading the bots' filter ``how`` (median, timed in the child on
+    its own CPU clock)."""
+    load = seccomp.loader(seccomp.program(seccomp.BOT))
+    library = ctypes.CDLL("libseccomp.so.2")
+    libc = ctypes.CDLL(None)
+    times = []
+    for _ in range(rounds):
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            libc.prctl(38, 1, 0, 0, 0)  # NO_NEW_PRIVS
+            began = time.thread_time_ns()
+            if how == LOAD_EXPORTED:
+                load()
+            else:
+                library.seccomp_load(ctypes.c_void_p(seccomp.build(seccomp.BOT)))
+            os.write(writer, str(time.thread_time_ns() - began).encode())
+            os._exit(0)
+        os.close(writer)
+        times.append(int(os.read(reader, 64)) / 1000)
+        os.close(reader)
+        os.waitpid(pid, 0)
+    return sorted(times)[len(times) // 2]
+
+
+def filter_costs(game_name: str, players: int, games: int, plugins) -> None:
+    """The filter's cost per decision and per fresh bot: with it and without it, alternated, best of two."""
+    if seccomp.refusal() is not None:
+        print(f"system-call filter: off here ({seccomp.refusal()}), nothing to measure")
+        return
+    game = plugins.game(game_name)
+    entrant = parse_spec("random", plugins)
+    best: dict[tuple[str, bool], float] = {}
+    with ready_program() as external:
+        for _ in range(2):
+            for on in (True, False):
+                with system_call_filter(on):
+                    decisions, elapsed, cpu = play_games(
+                        game, players, games, lambda: [open_process_bot(entrant, REUSE, plugins)
+                                                       for _ in range(players)], plugins)
+                    figures = {"decision": elapsed / decisions * 1e6, "decision CPU": cpu / decisions * 1e6,
+                               "forked": fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins), 10),
+                               "program": fresh_start_ms(lambda: open_process_bot(external, LIMITS, plugins), 10)}
+                for name, value in figures.items():
+                    best[name, on] = min(best.get((name, on), value), value)
+
+    def compared(name: str, unit: str) -> str:
+        on, off = best[name, True], best[name, False]
+        return f"{on:.1f} {unit} with, {off:.1f} without ({(on - off) / off:+.1%})"
+
+    print(f"system-call filter, {game_name}: per decision (reuse) {compared('decision', 'us')}; in CPU "
+          f"{compared('decision CPU', 'us')}")
+    print(f"system-call filter: a fresh game's bot forked from its template {compared('forked', 'ms')}; "
+          f"an external program {compared('program', 'ms')}")
+    print(f"loading the filter in a new process: the exported program {load_cost_us(LOAD_EXPORTED):.0f} us of "
+          f"CPU; built and loaded with libseccomp in the child {load_cost_us(LOAD_IN_CHILD):.0f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("table", nargs="?", default="modern-art:4", help="GAME:PLAYERS")
     parser.add_argument("--games", type=int, default=20, help="games per measurement")
+    parser.add_argument("--filter-only", action="store_true", help="measure the system-call filter's cost only")
     arguments = parser.parse_args()
     game_name, _, players = arguments.table.partition(":")
     plugins = get_plugins()
+    if arguments.filter_only:
+        filter_costs(game_name, int(players or 4), arguments.games, plugins)
+        return
     print("all cores:")
     run(game_name, int(players or 4), arguments.games, plugins)
+    filter_costs(game_name, int(players or 4), arguments.games, plugins)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
         print("\none core (runner and bots pinned together):")

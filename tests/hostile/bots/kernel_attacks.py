@@ -20,7 +20,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SHARED = os.path.join(os.path.dirname(os.__file__), "antigravity.py")
 SYS_ADD_KEY, SYS_KEYCTL, SYS_INOTIFY_INIT1, SYS_INOTIFY_ADD_WATCH = 248, 250, 294, 254  # x86-64
-KEYCTL_SETPERM, KEYCTL_SEARCH, KEYCTL_READ = 5, 10, 11
+KEYCTL_SETPERM, KEYCTL_LINK, KEYCTL_SEARCH, KEYCTL_READ = 5, 8, 10, 11
 KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING = -3, -4
 IN_OPEN, IN_NONBLOCK = 0x20, 0o4000
 F_GETLK, F_NOTIFY, DN_ACCESS, DN_MULTISHOT = 5, 1026, 0x1, -0x80000000  # DN_MULTISHOT as a C int
@@ -82,8 +82,7 @@ def key_leave(args: list[str]) -> None:
     try:
         serial = add_key(KEY_NAME, secret.encode(), KEY_SPEC_USER_KEYRING)
         done["add"] = "added"
-        done["setperm"] = _outcome(_call, SYS_KEYCTL, ctypes.c_long(KEYCTL_SETPERM), ctypes.c_long(serial),
-                                   ctypes.c_long(0x3F3F3F3F))
+        done["setperm"] = _outcome(open_to_all, serial)
     except OSError as error:
         done["add"] = type(error).__name__
     report(key_leave=done, secret=secret)
@@ -100,10 +99,22 @@ def key_find(args: list[str]) -> None:
     report(key_find=found)
 
 
+def open_to_all(serial: int) -> int:
+    """Give everyone every permission on the key ``serial`` (so that any process may find and read it); first
+    link the user keyring into the session keyring, so that its keys are possessed (a fresh session keyring
+    holds nothing)."""
+    _outcome(_call, SYS_KEYCTL, ctypes.c_long(KEYCTL_LINK), ctypes.c_long(KEY_SPEC_USER_KEYRING),
+             ctypes.c_long(KEY_SPEC_SESSION_KEYRING))
+    _call(SYS_KEYCTL, ctypes.c_long(KEYCTL_SETPERM), ctypes.c_long(serial), ctypes.c_long(0x3F3F3F3F))
+    return serial
+
+
 def key_remember(args: list[str]) -> None:
-    """Look for the key an earlier game left in its session and user keyrings, then leave one in both."""
+    """Look for the key an earlier game left in its session and user keyrings, then leave one in both, open to
+    everyone."""
     key_find(args)
-    report(key_left={name: _outcome(add_key, KEY_NAME, f"memory-{os.getpid()}".encode(), keyring)
+    report(key_left={name: _outcome(lambda keyring: open_to_all(add_key(KEY_NAME, f"memory-{os.getpid()}".encode(),
+                                                                        keyring)), keyring)
                      for name, keyring in (("session", KEY_SPEC_SESSION_KEYRING), ("user", KEY_SPEC_USER_KEYRING))})
 
 
