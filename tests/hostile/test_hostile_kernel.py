@@ -182,3 +182,26 @@ def test_the_refused_calls_are_the_documented_ones():
                 assert f"`{call}`" in text, call
     for command in seccomp.LOCK_AND_NOTIFY_COMMANDS:
         assert f"`{command}`" in text, command
+
+
+def test_a_machine_without_libseccomp_says_so_and_a_tournament_requiring_the_filter_is_refused(monkeypatch):
+    from arena.errors import SandboxError
+    from arena.sandbox import probe
+
+    probe.check_required(["seccomp", "keyring"])  # on here
+
+    def missing():
+        raise seccomp.Unavailable("libseccomp not found (install libseccomp2)")
+
+    monkeypatch.setattr(seccomp, "_library", missing)
+    for cached in (seccomp.program, seccomp.refusal, probe.protections):
+        cached.cache_clear()
+    try:
+        rows = {name: state for name, state, _ in probe.protections().rows()}
+        assert rows["system-call filter"] == "off (libseccomp not found (install libseccomp2))"
+        assert "seccomp (libseccomp not found" in probe.weaknesses()
+        with pytest.raises(SandboxError, match="seccomp"):
+            probe.check_required(["seccomp"])
+    finally:
+        for cached in (seccomp.program, seccomp.refusal, probe.protections):
+            cached.cache_clear()
