@@ -93,7 +93,8 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
 
 
 def _own_folder(folder: str, entrant: Entrant, deep: bool = True) -> bool:
-    return refusal(folder, entrant.neighbours, [entrant.base_dir], deep) is None
+    """Whether ``entrant`` may be shown ``folder`` whole (the runtime's folders every bot sees anyway)."""
+    return in_runtime(folder) or refusal(folder, entrant.neighbours, [entrant.base_dir], deep) is None
 
 
 # -- cmd: bots --
