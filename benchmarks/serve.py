@@ -1,0 +1,218 @@
+"""The live site's cost: what ``--serve`` and a watching browser cost a fast run, and the site on a large store.
+
+1. **A fast run, with and without the site.** ``arena run`` of random bots
+   (Silk Road, 3 players, ``--sandbox none -j 2``: several hundred to a
+   thousand games a second) is played alternately with and without
+   ``--serve``; while it is served, a browser-like poller asks ``live.json``
+   every second, as the page does, and on every change fetches the front page
+   and every chart on it (``?v=``, as the page does). Each run's games/s is
+   its own summary's; the figure is the median of the served runs over the
+   median of the plain ones (target: at least 0.98).
+2. **A large store: 100 entries, 100,000 games** (made directly in SQLite in a
+   few seconds, a 4-player game of the 100 bots in rotation): the time the
+   site takes to read it once (the standings, the activity, the data behind
+   the charts), then what a request costs once it is read (the front page,
+   ``live.json``), and the front page's size. The pages are built once per
+   change, so a request costs a dictionary look-up.
+
+    python benchmarks/serve.py                    # both
+    python benchmarks/serve.py --deals 3000 --pairs 3 --skip-large
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+RATE = re.compile(r"played in \S+ \(([\d.]+) games/s\)")
+ADDRESS = re.compile(r"live site of \S+ at (http://\S+)")
+
+
+def tournament(folder: Path, deals: int) -> Path:
+    path = folder / "fast.toml"
+    path.write_text(f'[tournament]\nname = "fast"\nseed = 1\ndeals = {deals}\n\n[[games]]\nname = "silk-road"\n'
+                    'players = 3\n\n[[bots]]\nspec = "random"\n\n[[bots]]\nspec = "r2=random"\n\n[[bots]]\n'
+                    'spec = "r3=random"\n')
+    return path
+
+
+class Poller(threading.Thread):
+    """What an open page does: live.json every second; on a change, the page and its charts."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.stop = threading.Event()
+        self.requests = 0
+        self.changes = 0
+
+    def get(self, path: str) -> bytes:
+        self.requests += 1
+        with urllib.request.urlopen(self.url + path, timeout=30) as answer:
+            return bytes(answer.read())
+
+    def run(self) -> None:
+        seen = None
+        while not self.stop.is_set():
+            try:
+                state = json.loads(self.get("live.json"))
+                if state["version"] != seen:
+                    seen = state["version"]
+                    self.changes += 1
+                    page = self.get("").decode()
+                    for chart in re.findall(r'src="(plots/[^"]+\.svg)"', page):
+                        self.get(f"{chart}?v={self.changes}")
+            except OSError:
+                pass
+            self.stop.wait(1.0)
+
+
+def one_run(toml: Path, results: Path, serve: bool) -> tuple[float, int]:
+    """One ``arena run``: its games/s (its own summary) and the requests a poller made meanwhile."""
+    command = [sys.executable, "-m", "arena", "run", str(toml), "--sandbox", "none", "-j", "2", "--fresh",
+               "--results", str(results)]
+    if serve:
+        command += ["--serve", "--port", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    poller = None
+    rate = None
+    for line in process.stderr:
+        found = ADDRESS.search(line)
+        if found and poller is None:
+            poller = Poller(found.group(1))
+            poller.start()
+        measured = RATE.search(line)
+        if measured:
+            rate = float(measured.group(1))
+        if "the live site stays up" in line:
+            process.send_signal(signal.SIGINT)
+    process.wait()
+    requests = 0
+    if poller is not None:
+        poller.stop.set()
+        poller.join()
+        requests = poller.requests
+    if rate is None:
+        raise SystemExit(f"no rate in the run's output (exit status {process.returncode})")
+    return rate, requests
+
+
+def fast_run(deals: int, pairs: int) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        toml = tournament(Path(temporary), deals)
+        plain, served = [], []
+        for _ in range(pairs):
+            for serve in (False, True):
+                rate, requests = one_run(toml, Path(temporary) / "results", serve)
+                (served if serve else plain).append(rate)
+                print(f"  {'--serve + poller' if serve else 'plain           '}: {rate:7.1f} games/s"
+                      + (f" ({requests} requests)" if serve else ""), flush=True)
+        ratio = statistics.median(served) / statistics.median(plain)
+        print(f"{deals * 3} games a run, {pairs} pairs: plain median {statistics.median(plain):.1f} games/s, "
+              f"served median {statistics.median(served):.1f} games/s, ratio {ratio:.3f} (target >= 0.98)")
+
+
+def large_store(folder: Path, bots: int, games: int) -> None:
+    """A store of ``games`` 4-player games among ``bots`` bots, written straight into SQLite."""
+    from arena.runs.store import create_or_open
+
+    names = [f"bot{number:03d}" for number in range(bots)]
+    players = 4
+    plan = {"games": [{"name": "silk-road", "players": players, "games": games, "entries": names, "left_out": [],
+                       "tables": []}], "bots": names}
+    definition = {"name": "large", "format": "sampled", "games": [{"name": "silk-road", "players": players,
+                                                                   "options": {}}],
+                  "limits": {}, "bots": [{"name": name, "spec": "random"} for name in names]}
+    store = create_or_open(str(folder), {"name": "large", "kind": "tournament", "definition": definition,
+                                         "plan": plan, "total": games})
+    draw = random.Random(1)
+    strength = {name: draw.random() for name in names}
+    with store.transaction() as db:
+        game_rows, seat_rows, fault_rows = [], [], []
+        for order in range(games):
+            seated = draw.sample(names, players)
+            scores = sorted(seated, key=lambda name: -strength[name] - draw.random())
+            game_id = f"large/silk-road/t{order // 8}/d{order % 8}"
+            game_rows.append((order + 1, f"k{order}", game_id, "silk-road", f"t{order // 8}", order % 8, 0, order,
+                              "{}", "2026-01-01T00:00:00+00:00"))
+            for seat, name in enumerate(seated):
+                faulty = int(draw.random() < 0.01)
+                seat_rows.append((order + 1, seat, "silk-road", name, "", 100 - 10 * scores.index(name),
+                                  scores.index(name) + 1, faulty))
+                if faulty:
+                    fault_rows.append((order + 1, seat, 3, "deliver", "timeout", "no answer in 1000 ms"))
+        db.executemany("INSERT INTO games (row, key, id, game, table_label, deal, rotation, current, record, "
+                       "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
+        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seat_rows)
+        db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)", fault_rows)
+    store.close()
+
+
+def large(bots: int, games: int) -> None:
+    from arena.plugins import get_plugins
+    from arena.report.live_http import start
+    from arena.report.live_site import LiveSite
+
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary) / "large"
+        os.makedirs(folder)
+        started = time.monotonic()
+        large_store(folder, bots, games)
+        print(f"a store of {bots} entries and {games} games made in {time.monotonic() - started:.1f} s")
+        site = LiveSite(str(folder), get_plugins())
+        server, _ = start(site, "127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+
+        def timed(path: str) -> tuple[float, int]:
+            began = time.monotonic()
+            with urllib.request.urlopen(server.url + path, timeout=600) as answer:
+                size = len(answer.read())
+            return time.monotonic() - began, size
+
+        first, size = timed("")
+        print(f"  the first front page (the store read once: standings, activity, chart data): {first:.2f} s, "
+              f"{size / 1e3:.0f} kB")
+        again = sorted(timed("")[0] for _ in range(20))
+        print(f"  the front page again (built once per change): median {1000 * again[10]:.1f} ms, "
+              f"worst {1000 * again[-1]:.1f} ms")
+        polls = sorted(timed("live.json")[0] for _ in range(50))
+        print(f"  live.json: median {1000 * polls[25]:.1f} ms, worst {1000 * polls[-1]:.1f} ms")
+        chart, size = timed("plots/rating-silk-road.svg")
+        print(f"  the rating chart, drawn on first request: {chart:.2f} s, {size / 1e3:.0f} kB")
+        games_page, size = timed("games.html")
+        print(f"  the games page (every game listed): {games_page:.2f} s, {size / 1e6:.1f} MB")
+        server.shutdown()
+        site.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=3000, help="deals of the fast run (3 games each)")
+    parser.add_argument("--pairs", type=int, default=3, help="plain and served runs, alternating")
+    parser.add_argument("--bots", type=int, default=100)
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--skip-fast", action="store_true")
+    parser.add_argument("--skip-large", action="store_true")
+    options = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    if not options.skip_fast:
+        fast_run(options.deals, options.pairs)
+    if not options.skip_large:
+        large(options.bots, options.games)
+
+
+if __name__ == "__main__":
+    main()
