@@ -322,8 +322,45 @@ def load_cost_us(how: int, rounds: int = 100) -> float:
     return sorted(times)[len(times) // 2]
 
 
+SYSCALL_LOOP = 100_000
+
+
+def syscall_ns() -> dict[str, tuple[float, float]]:
+    """Nanoseconds of CPU per system call in a child, without the bots' filter and then with it (best of three):
+    ``read`` of 0 bytes (a call the kernel's seccomp cache answers without running the filter, as it answers the
+    reads, writes and polls of a decision) and ``fcntl(F_GETFL)`` (a call whose arguments the filter checks)."""
+    load = seccomp.loader(seccomp.program(seccomp.BOT))
+    libc = ctypes.CDLL(None)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reader)
+        nothing = os.open(os.devnull, os.O_RDONLY)
+        calls = {"read": lambda: os.read(nothing, 0), "fcntl": lambda: libc.fcntl(nothing, 3)}  # F_GETFL
+        found = {}
+        for state in ("without", "with"):
+            if state == "with":
+                libc.prctl(38, 1, 0, 0, 0)
+                load()
+            for name, call in calls.items():
+                best = float("inf")
+                for _ in range(3):
+                    began = time.thread_time_ns()
+                    for _ in range(SYSCALL_LOOP):
+                        call()
+                    best = min(best, (time.thread_time_ns() - began) / SYSCALL_LOOP)
+                found[f"{name} {state}"] = best
+        os.write(writer, orjson.dumps(found))
+        os._exit(0)
+    os.close(writer)
+    found = orjson.loads(os.read(reader, 4096))
+    os.close(reader)
+    os.waitpid(pid, 0)
+    return {name: (found[f"{name} without"], found[f"{name} with"]) for name in ("read", "fcntl")}
+
+
 def filter_costs(game_name: str, players: int, games: int, plugins) -> None:
-    """The filter's cost per decision and per fresh bot: with it and without it, alternated, best of two."""
+    """The filter's cost per decision and per fresh bot: with it and without it, alternated, best of four."""
     if seccomp.refusal() is not None:
         print(f"system-call filter: off here ({seccomp.refusal()}), nothing to measure")
         return
@@ -331,14 +368,14 @@ def filter_costs(game_name: str, players: int, games: int, plugins) -> None:
     entrant = parse_spec("random", plugins)
     best: dict[tuple[str, bool], float] = {}
     with ready_program() as external:
-        for _ in range(2):
-            for on in (True, False):
+        for round_ in range(4):
+            for on in ((True, False) if round_ % 2 else (False, True)):  # either first, in turn
                 with system_call_filter(on):
                     decisions, elapsed, cpu = play_games(
                         game, players, games, lambda: [open_process_bot(entrant, REUSE, plugins)
                                                        for _ in range(players)], plugins)
                     figures = {"decision": elapsed / decisions * 1e6, "decision CPU": cpu / decisions * 1e6,
-                               "forked": fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins), 10),
+                               "forked": fresh_start_ms(lambda: open_process_bot(entrant, LIMITS, plugins), 20),
                                "program": fresh_start_ms(lambda: open_process_bot(external, LIMITS, plugins), 10)}
                 for name, value in figures.items():
                     best[name, on] = min(best.get((name, on), value), value)
@@ -351,6 +388,13 @@ def filter_costs(game_name: str, players: int, games: int, plugins) -> None:
           f"{compared('decision CPU', 'us')}")
     print(f"system-call filter: a fresh game's bot forked from its template {compared('forked', 'ms')}; "
           f"an external program {compared('program', 'ms')}")
+    calls = syscall_ns()
+    print("system-call filter, per call (CPU, Python loop included): " + "; ".join(
+        f"{name} {without:.0f} ns without, {with_:.0f} ns with ({with_ - without:+.0f} ns)"
+        for name, (without, with_) in calls.items()))
+    added = 4 * (calls["read"][1] - calls["read"][0]) / 1000  # a decision's bot: a poll, a read, a write, a spare
+    print(f"so the filter adds about {added:.2f} us of CPU to a decision's bot (a few such calls), "
+          f"{added / best['decision CPU', False]:.2%} of a decision's CPU without it")
     print(f"loading the filter in a new process: the exported program {load_cost_us(LOAD_EXPORTED):.0f} us of "
           f"CPU; built and loaded with libseccomp in the child {load_cost_us(LOAD_IN_CHILD):.0f} us")
 
