@@ -281,3 +281,16 @@ def test_arena_bots_and_arena_games_change_with_a_bots_data_and_the_engine(fresh
     unchanged = key()
     (copy / "game.py").write_text((copy / "game.py").read_text() + "\nSTART_MONEY_DOUBLED = True\n")
     assert key()[1] != unchanged[1]
+
+
+def test_every_ci_recipe_keying_its_cache_on_arena_bots_names_the_games_versions_too():
+    """docs/ci's workflows: a cache key made of `arena bots` and the tournament file missed an edited engine
+    (an exact hit replayed nothing); with `arena games` in it, the key changes with the rules (test above)."""
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "ci")
+    for name in sorted(os.listdir(root)):
+        if not name.endswith((".yml", ".sh")):
+            continue
+        with open(os.path.join(root, name), encoding="utf-8") as handle:
+            for line in handle:
+                if "key=" in line and "arena bots" in line:
+                    assert "arena games" in line, f"docs/ci/{name}: {line.strip()}"
