@@ -172,6 +172,16 @@ def test_a_watch_on_a_shared_file_sees_nothing(kind, watch):
     assert record["faults"] == [] and record["moves"] == control["moves"]
 
 
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_a_bot_cannot_make_a_user_namespace(kind):
+    # a Python bot's template may clone games into new namespaces: each game stacks the full filter on its own
+    require("seccomp")
+    record, texts = play([KINDS[kind]("userns"), honest()])
+    control, _ = play([KINDS[kind]("none"), honest()])
+    assert reports(texts[0], "userns") == [{"unshare": "EPERM", "clone": "EPERM", "clone3": "ENOSYS"}]
+    assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
 def test_the_refused_calls_are_the_documented_ones():
     # docs/security.md lists every refused call: a call added to the filter and not documented fails here
     with open(__file__.rsplit("/tests/", 1)[0] + "/docs/security.md") as handle:

@@ -9,6 +9,7 @@ Python: a module nobody imports during a game.
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import json
 import os
@@ -20,6 +21,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SHARED = os.path.join(os.path.dirname(os.__file__), "antigravity.py")
 SYS_ADD_KEY, SYS_KEYCTL, SYS_INOTIFY_INIT1, SYS_INOTIFY_ADD_WATCH = 248, 250, 294, 254  # x86-64
+SYS_CLONE, SYS_UNSHARE, SYS_CLONE3 = 56, 272, 435
+CLONE_NEWUSER = 0x10000000
 KEYCTL_SETPERM, KEYCTL_LINK, KEYCTL_SEARCH, KEYCTL_READ = 5, 8, 10, 11
 KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING = -3, -4
 IN_OPEN, IN_NONBLOCK = 0x20, 0o4000
@@ -197,6 +200,24 @@ def watch(args: list[str]) -> None:
     report(watch=STATE["watch"], events=STATE["events"])
 
 
+def new_user_namespace(args: list[str]) -> None:
+    """Try for a user namespace of its own (capabilities over mounts and more kernel code): ``unshare``, a raw
+    ``clone`` (the child exits at once) and ``clone3``; report each call's errno name, or ``made``."""
+    found = {}
+    for name, call in (("unshare", lambda: libc.syscall(ctypes.c_long(SYS_UNSHARE), ctypes.c_long(CLONE_NEWUSER))),
+                       ("clone", lambda: libc.syscall(ctypes.c_long(SYS_CLONE),
+                                                      ctypes.c_long(CLONE_NEWUSER | signal.SIGCHLD), None, None,
+                                                      None, None)),
+                       ("clone3", lambda: libc.syscall(ctypes.c_long(SYS_CLONE3), None, ctypes.c_long(0)))):
+        result = call()
+        if result == 0 and name == "clone":
+            os._exit(0)  # the child, in its new namespace
+        if result > 0:
+            os.waitpid(result, 0)
+        found[name] = "made" if result >= 0 else errno.errorcode[ctypes.get_errno()]
+    report(userns=found)
+
+
 #: attack name -> (phase, function), merged into attacks.ATTACKS
 KERNEL_ATTACKS = {
     "key_leave": ("start", key_leave),
@@ -207,4 +228,5 @@ KERNEL_ATTACKS = {
     "lock_probe": ("decide", lock_probe),
     "touch_shared": ("decide", touch_shared),
     "watch": ("decide", watch),
+    "userns": ("start", new_user_namespace),
 }
