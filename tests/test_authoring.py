@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -74,17 +75,19 @@ def scaffold(tmp_path, name="my-bot"):
 
 
 def test_new_bot_writes_a_plugin_distribution(tmp_path):
-    folder = scaffold(tmp_path)
+    folder = scaffold(tmp_path, "sample-bot")  # not the README's my-bot: it may be installed here
     files = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
-    assert files == [".gitignore", "README.md", "my_bot/__init__.py", "my_bot/bot.py", "my_bot/plugin.py",
-                     "pyproject.toml", "tests/test_my_bot.py"]
+    assert files == [".github/arena-gate.sh", ".github/workflows/arena.yml", ".gitignore", "README.md",
+                     "pyproject.toml", "sample_bot/__init__.py", "sample_bot/bot.py", "sample_bot/plugin.py",
+                     "tests/test_sample_bot.py"]
     project = tomllib.loads((folder / "pyproject.toml").read_text())
-    assert project["project"]["name"] == "my-bot"
-    assert project["project"]["dependencies"][0].startswith("knizia-arena>=")  # arena's name on the index
+    assert project["project"]["name"] == "sample-bot"
+    # arena's name on the index, pinned to the running arena (a commit, a folder or a version)
+    assert re.fullmatch(r"knizia-arena( @ \S+|==\S+)", project["project"]["dependencies"][0])
     assert project["project"]["optional-dependencies"]["test"] == ["pytest>=8"]  # what its README installs
-    assert project["project"]["entry-points"]["arena"] == {"my-bot": "my_bot.plugin"}
-    assert 'arena_check_bot("my-bot")' in (folder / "tests" / "test_my_bot.py").read_text()
-    assert "arena check-bot my-bot" in (folder / "README.md").read_text()
+    assert project["project"]["entry-points"]["arena"] == {"sample-bot": "sample_bot.plugin"}
+    assert 'arena_check_bot("sample-bot")' in (folder / "tests" / "test_sample_bot.py").read_text()
+    assert "arena check-bot sample-bot" in (folder / "README.md").read_text()
 
 
 def test_the_scaffolded_bot_registers_and_plays_both_games_legally(tmp_path, monkeypatch, fresh_plugins):
@@ -115,7 +118,7 @@ def test_new_bot_refuses_a_name_it_cannot_use(tmp_path, name, message):
 def test_new_bot_never_writes_into_a_folder_with_files(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("mine")
-    result = run("new-bot", "my-bot", "--dir", str(tmp_path / "mine"))
+    result = run("new-bot", "sample-bot", "--dir", str(tmp_path / "mine"))
     assert result.exit_code == 2 and "exists and is not empty" in result.output
     assert [path.name for path in (tmp_path / "mine").iterdir()] == ["notes.txt"]
 
