@@ -1,8 +1,9 @@
-"""The example workflow (docs/ci/arena.yml) run step by step in a repository holding only a scaffolded bot.
+"""The leaderboard workflow (docs/ci/leaderboard.yml) run step by step in a repository holding only a scaffolded bot.
 
 Every ``run:`` step of the workflow runs as written, in order, in bash, with the
-workflow's and the step's environment (GitHub expressions given test values:
-arena's git repository is a copy of this working tree, committed). The
+workflow's and the step's environment (GitHub expressions given test values;
+the bot is scaffolded with its arena pinned to a copy of this working tree,
+committed to a git repository of its own). The
 ``uses:`` steps are played by small stand-ins: the cache keeps folders under
 a key, ``gh`` is a script keeping the pull request's comments in a JSON file.
 Two pushes to a pull request: the first plays every game and comments, the
@@ -27,7 +28,7 @@ from test_guide import ROOT, layered_venv
 yaml = pytest.importorskip("yaml")
 pytestmark = pytest.mark.slow  # runs a workflow's steps in a new repository and venv: ~30 s
 
-WORKFLOW = ROOT / "docs" / "ci" / "arena.yml"
+WORKFLOW = ROOT / "docs" / "ci" / "leaderboard.yml"
 FAKE_GH = r"""#!/usr/bin/env python3
 import json, os, sys
 store = os.environ["FAKE_GH_COMMENTS"]
@@ -68,7 +69,7 @@ class Runner:
     def run(self) -> None:
         base = {**self.env, **{key: expression(str(value), self.values)
                                for key, value in self.workflow["env"].items()}}
-        for step in self.workflow["jobs"]["arena"]["steps"]:
+        for step in self.workflow["jobs"]["leaderboard"]["steps"]:
             condition = step.get("if", "")
             if "pull_request" in condition and self.values["github.event_name"] != "pull_request":
                 continue
@@ -149,7 +150,10 @@ def test_the_workflow_in_a_bots_own_repository(repo):
     bin_gh.chmod(0o755)
     (repo / "arena").mkdir()
     url = arena_repository(repo / "arena")
-    subprocess.run(["arena", "new-bot", "my-bot", "--dir", str(repo / "bot")], env=env, check=True, capture_output=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo / "arena", capture_output=True, text=True,
+                            check=True).stdout.strip()
+    subprocess.run(["arena", "new-bot", "my-bot", "--dir", str(repo / "bot"), "--arena", f"git+{url}@{commit}"],
+                   env=env, check=True, capture_output=True)
     bot = repo / "bot"
     tournament = (ROOT / "docs" / "ci" / "arena.toml").read_text()
     (bot / "arena.toml").write_text(re.sub(r"^deals = \d+", "deals = 1", tournament, flags=re.M))  # a short one
@@ -158,7 +162,7 @@ def test_the_workflow_in_a_bots_own_repository(repo):
     git(bot, "commit", "-q", "-m", "my-bot")
     cache = repo / "cache"
     cache.mkdir()
-    values = {"vars.ARENA_GIT || 'https://github.com/OWNER/arena'": url, "github.token": "token",
+    values = {"github.token": "token",
               "github.event.pull_request.number": "7", "github.event_name": "pull_request"}
 
     first = Runner(bot, env, cache, dict(values))

@@ -23,24 +23,35 @@ def register_commands(cli: click.Group) -> None:
 @click.argument("name")
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path),
               help="The folder to write the distribution into [default: ./NAME]; new or empty.")
-def new_bot(name: str, folder: Path | None) -> None:
+@click.option("--arena", "arena_pin", metavar="REQUIREMENT",
+              help="The arena the bot depends on: git+URL@COMMIT, a version, or a full requirement  "
+                   "[default: the arena running now, pinned to its commit or version]")
+def new_bot(name: str, folder: Path | None, arena_pin: str | None) -> None:
     """Write a ready plugin distribution for a new bot called NAME.
 
-    The folder gets a pyproject.toml declaring the "arena" entry point, a bot
+    The folder gets a pyproject.toml declaring the "arena" entry point and
+    depending on this arena, pinned (its git commit, or its version), a bot
     module that plays both games legally (one method per decision, to edit), a
-    test running arena's conformance check, a README and a .gitignore. Then:
+    test running arena's conformance check, a README, a .gitignore, and a
+    regression gate for GitHub: .github/workflows/arena.yml runs
+    .github/arena-gate.sh on every pull request, which compares the bot with
+    its version at the base commit (arena compare) and fails on a regression.
+    Then:
 
     \b
       cd NAME && python -m pip install -e '.[test]'   # `arena bots` lists NAME
       python -m pytest                                 # the conformance check
       arena check-bot NAME                             # faults, times, determinism
     """
+    from arena.authoring.pin import pin_of, running_arena_pin
     from arena.authoring.scaffold import write_distribution
     from arena.plugins import get_plugins
 
     folder = folder or Path(name)
-    for path in write_distribution(name, folder, get_plugins()):
+    pin = pin_of(arena_pin) if arena_pin else running_arena_pin()
+    for path in write_distribution(name, folder, get_plugins(), pin):
         click.echo(f"wrote {path}")
+    click.echo(f"arena: {pin.arena}")
     click.echo(f"\nNext: cd {folder} && python -m pip install -e '.[test]' && arena check-bot {name}")
 
 

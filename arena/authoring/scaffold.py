@@ -12,7 +12,8 @@ import keyword
 import re
 from pathlib import Path
 
-from arena import __version__
+from arena.authoring import gate
+from arena.authoring.pin import Pin, running_arena_pin
 from arena.authoring.templates import FILES
 from arena.errors import ScaffoldError
 from arena.plugins import Plugins
@@ -46,16 +47,28 @@ def check_name(name: str, plugins: Plugins) -> None:
         raise ScaffoldError(f"bot name {name!r}: a Python module {package!r} is already installed; choose another")
 
 
-def write_distribution(name: str, folder: Path, plugins: Plugins) -> list[Path]:
-    """Write the distribution of bot ``name`` into ``folder``; the files written, in order."""
+def write_distribution(name: str, folder: Path, plugins: Plugins, pin: Pin | None = None) -> list[Path]:
+    """Write the distribution of bot ``name`` into ``folder``; the files written, in order.
+
+    ``pin`` is the arena it depends on (default: the running one, :func:`arena.authoring.pin.running_arena_pin`).
+    """
     check_name(name, plugins)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ScaffoldError(f"folder {folder} exists and is not empty; give a new one with --dir")
-    values = {"name": name, "package": package_name(name), "arena_version": __version__}
+    pin = pin or running_arena_pin()
+    values = {"name": name, "package": package_name(name), "arena_requirement": pin.arena,
+              "reference_bots": pin.reference_bots}
     written = []
     for path_template, template in FILES.items():
         path = folder / path_template.replace("$package", values["package"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.substitute(values), encoding="utf-8")
+        written.append(path)
+    for relative, (text, executable) in gate.FILES.items():  # the regression gate, as docs/ci/ has it
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if executable:
+            path.chmod(0o755)
         written.append(path)
     return written

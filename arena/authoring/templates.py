@@ -1,9 +1,11 @@
 """The files ``arena new-bot`` writes, as :class:`string.Template` texts.
 
 Placeholders: ``$name`` (the bot's name, also the distribution's and the entry
-point's), ``$package`` (the Python package, ``$name`` with ``-`` as ``_``) and
-``$arena_version`` (the arena the bot was scaffolded with, its lowest
-supported version). The bot plays both games legally from ``legal`` alone, so
+point's), ``$package`` (the Python package, ``$name`` with ``-`` as ``_``),
+``$arena_requirement`` and ``$reference_bots`` (the arena the bot was
+scaffolded with and its reference bots, pinned: :mod:`arena.authoring.pin`).
+The regression gate's workflow and script (:mod:`arena.authoring.gate`) are
+written beside these, unchanged. The bot plays both games legally from ``legal`` alone, so
 the new distribution passes its own test before its author writes a line.
 """
 
@@ -21,11 +23,15 @@ name = "$name"
 version = "0.1.0"
 description = "$name: a bot for arena (Modern Art and Maritime Silk Road)"
 requires-python = ">=3.11"
-# arena's distribution is "knizia-arena" ("arena" on the package index is another project)
-dependencies = ["knizia-arena>=$arena_version"]
+# arena, pinned to the one this bot was scaffolded with (`arena new-bot`), so that CI plays it with
+# the same arena; change the pin to move on. arena's distribution is "knizia-arena" ("arena" on the
+# package index is another project).
+dependencies = ["$arena_requirement"]
 
 [project.optional-dependencies]
 test = ["pytest>=8"]
+# arena's reference bots (random, appraiser, trader, mcts) from the same arena
+reference-bots = ["$reference_bots"]
 
 # This entry point is what makes arena find the bot once the distribution is installed.
 [project.entry-points.arena]
@@ -176,6 +182,24 @@ per game; `--trace` prints every message to and from each seat on stderr.
 Edit `$package/bot.py`: one method per decision. The messages a bot
 receives are described in arena's `docs/protocol.md`, and every key of each
 game's views in `docs/games/`.
+
+`pip install -e '.[reference-bots]'` adds arena's reference bots (`random`,
+`appraiser`, `trader`, `mcts`) to play against.
+
+## Regression gate
+
+Pushed to GitHub, every pull request runs `.github/workflows/arena.yml`: it
+installs the bot with the arena `pyproject.toml` pins, runs the tests, and
+compares the bot as the pull request leaves it with the bot at the base commit
+(`arena compare`, paired games); the verdict is in the job summary and a
+regression fails the check. Try it before pushing, from this folder, with the
+bot in git and a change committed (the gate compares commits):
+
+```text
+ARENA_BASE_REF=HEAD~1 bash .github/arena-gate.sh
+```
+
+Arena's `docs/ci/README.md` explains every setting.
 ''')
 
 GITIGNORE = Template('''\

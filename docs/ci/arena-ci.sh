@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# What the example workflow (docs/ci/arena.yml) runs on each push, in one script so
-# that it can be run, and tested, anywhere: see docs/ci/README.md.
+# CI of arena's own repository (not of a bot's: that is arena.yml and arena-gate.sh, which
+# `arena new-bot` writes). No workflow in docs/ci/ runs this script: a workflow of arena's
+# repository runs it as a step, `bash docs/ci/arena-ci.sh`, with its results folder cached
+# (docs/ci/README.md, "In arena's own repository"); it runs anywhere else the same way.
 #
 #  1. keeps the leaderboard of the previous run (restored from the CI cache) aside;
-#  2. runs the tournament (from scratch when the code changed, else resumed);
+#  2. runs the tournament, reusing every stored game whose bots, game and settings are unchanged;
 #  3. publishes the leaderboard and what changed since the previous run
 #     (to $GITHUB_STEP_SUMMARY, and to RESULTS/comment.md for a pull-request comment);
 #  4. runs `arena compare` of the candidate against the baseline and exits 1 on a regression.
@@ -11,7 +13,8 @@
 # Settings (environment variables, with their defaults):
 #   ARENA_TOURNAMENT=tournaments/demo.toml  the tournament file
 #   ARENA_RESULTS=results                   results root, the folder the CI cache keeps
-#   ARENA_FRESH=true                        false: the restored results are from this very code; resume
+#   ARENA_FRESH=false                       true: discard the stored games first (--fresh); never needed
+#                                           for correctness, stored games are reused by version
 #   ARENA_JOBS=<cores>  ARENA_SANDBOX=process
 #   ARENA_COMPARE_GAME=modern-art  ARENA_COMPARE_PLAYERS=4
 #   ARENA_CANDIDATE=appraiser               the bot under test, as built from this commit
@@ -44,7 +47,7 @@ fi
 
 # 2. The tournament.
 fresh=()
-if [ "${ARENA_FRESH:-true}" = true ]; then
+if [ "${ARENA_FRESH:-false}" = true ]; then
     fresh=(--fresh)
 fi
 arena run "$tournament" --results "$results" -j "$jobs" --sandbox "$sandbox" "${fresh[@]}"
@@ -74,7 +77,7 @@ status=0
 # shellcheck disable=SC2086  # ARENA_COMPARE_OPTIONS is a list of options
 arena compare "${ARENA_COMPARE_GAME:-modern-art}" --players "${ARENA_COMPARE_PLAYERS:-4}" \
     --candidate "${ARENA_CANDIDATE:-appraiser}" --baseline "$baseline" --name ci-compare \
-    --results "$results" -j "$jobs" --sandbox "$sandbox" --fresh ${ARENA_COMPARE_OPTIONS:-} || status=$?
+    --results "$results" -j "$jobs" --sandbox "$sandbox" "${fresh[@]}" ${ARENA_COMPARE_OPTIONS:-} || status=$?
 if [ -f "$results/ci-compare/compare.md" ]; then
     cat "$results/ci-compare/compare.md" >> "$comment"
 fi

@@ -1,0 +1,178 @@
+"""The regression gate of a bot's own repository (docs/ci/arena.yml and arena-gate.sh), as a bot author gets it.
+
+`arena new-bot` writes the workflow and its script into the scaffold, the same
+files as docs/ci/ holds. End to end: arena built from this checkout (its
+working tree committed to a git repository of its own) is installed into a
+fresh virtual environment; `arena new-bot` there pins the bot's dependency to
+that arena; the bot's repository installs it without arena installed (the pin
+resolves, from git), and the
+script, run as the workflow runs it, fails a regressing commit and passes an
+improving one, and plays nothing again for bots whose versions did not change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.authoring import gate
+from arena.cli import cli
+from test_ci_workflow import arena_repository, git
+from test_guide import ROOT
+
+yaml = pytest.importorskip("yaml")
+DOCS = ROOT / "docs" / "ci"
+
+#: the regressing commit: the bot bids, prices and accepts as if money did not matter
+REGRESSION = '''
+    def limit(self) -> int:
+        return 10_000
+'''
+#: the improving commit: the bot plays Modern Art as arena's appraiser does
+IMPROVEMENT = '''
+from arena_bots.modern_art_heuristic import ModernArtHeuristic
+
+
+class Bot(Bot):
+    """The appraiser's Modern Art, the scaffold's Silk Road."""
+
+    def start(self, info: dict) -> None:
+        super().start(info)
+        self.appraiser = ModernArtHeuristic()
+        self.appraiser.start(info)
+
+    def decide(self, request: dict) -> dict:
+        if request["decision"] in ("phase1", "phase2", "load_ship", "extra_draw"):
+            return super().decide(request)
+        return self.appraiser.decide(request)
+'''
+
+
+def test_new_bot_writes_the_gate_of_docs_ci_unchanged(tmp_path):
+    assert gate.WORKFLOW == (DOCS / "arena.yml").read_text(), "docs/ci/arena.yml differs from gate.py"
+    assert gate.SCRIPT == (DOCS / "arena-gate.sh").read_text(), "docs/ci/arena-gate.sh differs from gate.py"
+    result = CliRunner().invoke(cli, ["new-bot", "gated-bot", "--dir", str(tmp_path / "bot"),
+                                      "--arena", "git+https://example.org/arena.git@0123abc"])
+    assert result.exit_code == 0, result.output
+    bot = tmp_path / "bot"
+    assert (bot / ".github" / "workflows" / "arena.yml").read_text() == gate.WORKFLOW
+    assert (bot / ".github" / "arena-gate.sh").read_text() == gate.SCRIPT
+    assert os.access(bot / ".github" / "arena-gate.sh", os.X_OK)
+    project = tomllib.loads((bot / "pyproject.toml").read_text())["project"]
+    assert project["dependencies"] == ["knizia-arena @ git+https://example.org/arena.git@0123abc"]
+    assert project["optional-dependencies"]["reference-bots"] == [
+        "arena-bots @ git+https://example.org/arena.git@0123abc#subdirectory=bots"]
+
+
+def test_the_workflow_runs_the_script_its_header_names_on_pull_requests():
+    workflow = yaml.safe_load(gate.WORKFLOW)
+    assert list(workflow[True]) == ["pull_request"]  # YAML reads the key `on` as true
+    steps = workflow["jobs"]["gate"]["steps"]
+    runs = [step for step in steps if "bash .github/arena-gate.sh" in step.get("run", "")]
+    assert len(runs) == 1 and runs[0]["env"]["ARENA_BASE_REF"] == "${{ github.event.pull_request.base.sha }}"
+    assert steps[0]["with"]["fetch-depth"] == 0  # the base commit is there to compare with
+    assert "run by .github/workflows/arena.yml on every pull" in gate.SCRIPT.splitlines()[1]
+    assert "OWNER" not in gate.WORKFLOW + gate.SCRIPT and "--fresh" not in gate.SCRIPT.split("set -euo", 1)[1]
+    install = next(step["run"] for step in steps if "pip install" in step.get("run", ""))
+    assert install == "python -m pip install -e '.[test]'"  # arena comes from the bot's own pin
+
+
+def fresh_venv(home: Path) -> dict:
+    """A new virtual environment of its own (nothing of this one's packages), first on PATH.
+
+    Builds run without isolation, with a setuptools recent enough for arena's
+    pyproject.toml installed first: a few seconds instead of an isolated
+    environment per build.
+    """
+    venv.create(home, with_pip=True)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("ARENA_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV", "PIP_NO_DEPS"))}
+    env.update(PATH=f"{home / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(home),
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_BUILD_ISOLATION="0")  # pip reads 0 as: no isolation
+    sh(["python", "-m", "pip", "install", "-q", "setuptools>=77", "wheel"], home, env)
+    return env
+
+
+@pytest.fixture
+def top():
+    """A folder the sandboxed bots can read (not under pytest's private /tmp), removed afterwards."""
+    base = Path("/var/tmp") if os.access("/var/tmp", os.W_OK) else Path(tempfile.gettempdir())
+    folder = Path(tempfile.mkdtemp(prefix="arena-gate-", dir=base))
+    folder.chmod(0o755)  # the sandbox runs bots under user ids of their own: they must read the bot
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def sh(command: list[str] | str, cwd: Path, env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          shell=isinstance(command, str))
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    return done
+
+
+def run_gate(bot: Path, env: dict, summary: Path) -> subprocess.CompletedProcess:
+    """The workflow's gate step: the script, from the repository's root, with the base commit."""
+    summary.write_text("")
+    step = {**env, "ARENA_BASE_REF": "HEAD~1", "ARENA_JOBS": "2", "GITHUB_STEP_SUMMARY": str(summary),
+            "ARENA_COMPARE_OPTIONS": "--sprt 0,-100 --max-games 320"}  # a gross difference, decided in a few deals
+    return subprocess.run(["bash", ".github/arena-gate.sh"], cwd=bot, env=step, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.mark.slow
+def test_a_bots_pull_request_fails_on_a_regression_and_passes_an_improvement(top):
+    env = fresh_venv(top / "venv")
+    url = arena_repository(top / "arena")  # this working tree, committed: the arena under test
+    sh(["python", "-m", "pip", "install", "-q", str(top / "arena")], top, env)  # with its dependencies
+    created = sh(["arena", "new-bot", "my-bot", "--dir", str(top / "bot")], top, env).stdout
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=top / "arena", capture_output=True, text=True,
+                            check=True).stdout.strip()
+    pin = f"knizia-arena @ git+{url}@{commit}"
+    assert f"arena: {pin}" in created  # the arena that ran new-bot, pinned to its commit
+    bot = top / "bot"
+    assert tomllib.loads((bot / "pyproject.toml").read_text())["project"]["dependencies"] == [pin]
+    git(bot, "init", "-q")
+    git(bot, "add", ".")
+    git(bot, "commit", "-q", "-m", "my-bot")
+    # the workflow's install step, as on a machine without arena: the pins resolve from the bot's repository
+    sh(["python", "-m", "pip", "uninstall", "-q", "-y", "knizia-arena"], top, env)
+    sh("python -m pip install -q -e '.[test,reference-bots]'", bot, env)
+    installed = sh(["python", "-c", "import importlib.metadata as m; "
+                    "print(m.distribution('knizia-arena').read_text('direct_url.json'))"], bot, env).stdout
+    assert json.loads(installed)["vcs_info"]["commit_id"] == commit  # arena installed from the bot's pin
+    assert "1 passed" in sh(["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"], bot, env).stdout
+
+    bot_module = bot / "my_bot" / "bot.py"
+    bot_module.write_text(bot_module.read_text().replace(
+        "    def limit(self) -> int:\n", REGRESSION + "\n    def old_limit(self) -> int:\n", 1))
+    git(bot, "commit", "-q", "-am", "bid without a limit")
+    summary = top / "summary.md"
+    worse = run_gate(bot, env, summary)
+    assert worse.returncode == 1, (worse.stdout + worse.stderr)[-4000:]
+    assert "::error::arena compare: my-bot is a regression against HEAD~1" in worse.stdout
+    assert "REGRESSION" in summary.read_text() and "my-bot vs my-bot-base" in summary.read_text()
+
+    bot_module.write_text(bot_module.read_text() + IMPROVEMENT)
+    git(bot, "commit", "-q", "-am", "the appraiser's Modern Art")
+    better = run_gate(bot, env, summary)
+    assert better.returncode == 0, (better.stdout + better.stderr)[-4000:]
+    assert "not worse" in summary.read_text()
+    outcome = json.loads((bot / "results" / "gate" / "compare.json").read_text())
+    assert outcome["verdict"] == "not-worse" and outcome["played_now"] > 0
+    assert outcome["losses"] < outcome["wins"]
+
+    again = run_gate(bot, env, summary)  # nothing changed: every game is reused, none played
+    assert again.returncode == 0
+    replayed = json.loads((bot / "results" / "gate" / "compare.json").read_text())
+    assert replayed["played_now"] == 0 and replayed["games"] == outcome["games"]
+    assert re.search(r"not worse", summary.read_text())
