@@ -144,3 +144,37 @@ def test_a_plugin_and_a_py_bot_found_through_pythonpath_play_sandboxed_games(ins
     assert plugin["faults"] == [] and plugin["moves"] == control["moves"]
     module = play(venv, ["mine=py:tinier_arena_bot.bot:Tiny", "trader"], env, top)
     assert module["faults"] == [] and module["moves"] == control["moves"]
+
+
+OWN_VENV_BOT = """
+import json
+import sys
+
+import botlib  # installed in the bot's own virtual environment only
+from arena_bots.random_bot import RandomBot
+
+bot = RandomBot()
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        bot.start(message)
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps(bot.decide(message)), flush=True)
+"""
+
+
+def test_a_cmd_bot_run_by_its_own_virtual_environment_plays_sandboxed_games(installs):
+    venv, _, top = installs
+    own = top / "envs" / "mine"  # the bot's own environment, apart from its program
+    run([str(venv / "bin" / "python"), "-m", "venv", "--without-pip", str(own)])
+    site_packages = next((own / "lib").glob("python*/site-packages"))
+    (site_packages / "botlib.py").write_text("HELLO = 1\n")
+    outer = next((venv / "lib").glob("python*/site-packages"))
+    (site_packages / "outer.pth").write_text(f"{outer}\n")  # layered on the runner's: arena and the bots
+    (top / "bot").mkdir()
+    (top / "bot" / "main.py").write_text(OWN_VENV_BOT)
+    env = clean_env(venv)
+    control = play(venv, ["random", "trader"], env, top)
+    record = play(venv, [f"mine=cmd:{own / 'bin' / 'python'} {top / 'bot' / 'main.py'}", "trader"], env, top)
+    assert record["faults"] == [] and record["moves"] == control["moves"]

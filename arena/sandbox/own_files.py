@@ -6,8 +6,9 @@ A bot's private root shows the runtime and these paths (read-only):
   program's folder (the program is the first file or folder named outside
   the runtime: ``bot/main.py`` in ``python3 bot/main.py``) and a folder named
   as a word of its own (``node bot/``) only when :func:`refusal` finds
-  nothing in them, below their top too; and the files its ``[[bots]]`` entry
-  lists (``files = ["bot/**"]``);
+  nothing in them, below their top too; the virtual environment whose
+  interpreter it names (``botenv/bin/python bot/main.py``), checked at its
+  top; and the files its ``[[bots]]`` entry lists (``files = ["bot/**"]``);
 - a ``py:`` or registered bot: the package its module lies in directly
   (``submissions/alice/`` for ``py:submissions.alice.bot:Bot``) when
   :func:`refusal` finds nothing in it, else the module's file alone, and the
@@ -125,7 +126,9 @@ def program_files(entrant: Entrant, argv: Sequence[str], cwd: str) -> tuple[list
     """A ``cmd:`` bot's command line (paths absolute) and what it may read of its own (see the module)."""
     command, named = named_paths(argv, cwd)
     own = [path for path in named if os.path.isfile(path)]
-    program = next((path for path in named if not in_runtime(path)), None)
+    environments = [_environment_of(path) for path in named]  # a bot run by its own venv's interpreter
+    own += [folder for folder in environments if folder and _own_folder(folder, entrant, deep=False)]
+    program = next((path for path, venv in zip(named, environments) if not venv and not in_runtime(path)), None)
     for path in named:
         if os.path.isdir(path) and not in_runtime(path) and _own_folder(path, entrant):
             own.append(path)  # a bot given as its folder (``node bot/``)
@@ -136,6 +139,13 @@ def program_files(entrant: Entrant, argv: Sequence[str], cwd: str) -> tuple[list
     for pattern in entrant.files:
         listed += [path for path in glob.glob(os.path.join(base, pattern), recursive=True) if os.path.isfile(path)]
     return command, own + list(dict.fromkeys(listed))[:MAX_LISTED_FILES]
+
+
+def _environment_of(path: str) -> str | None:
+    """The virtual environment ``path`` is the interpreter of (``VENV/bin/python3``), else None."""
+    folder = os.path.dirname(os.path.dirname(path))
+    is_interpreter = os.path.basename(os.path.dirname(path)) == "bin" and os.path.basename(path).startswith("python")
+    return folder if is_interpreter and os.path.isfile(os.path.join(folder, "pyvenv.cfg")) else None
 
 
 # -- py: and registered bots --
