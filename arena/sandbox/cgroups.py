@@ -298,6 +298,12 @@ class BotCgroup:
         slot = self.slots[number % 2]
         return [slot["procs"], slot["folder"]]
 
+    def leaf(self, name: str) -> str:
+        """A child cgroup ``name`` of the v2 folder (a template's own, frozen apart from its games' slots),
+        removed with the others."""
+        assert self.core is not None
+        return self._make(self.core, name)
+
     def _make(self, parent: str, name: str) -> str:
         folder = os.path.join(parent, name)
         if folder not in self.folders:

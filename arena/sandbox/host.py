@@ -38,7 +38,7 @@ from typing import Any, Callable, NoReturn
 
 import orjson
 
-from arena.sandbox import jail, limits
+from arena.sandbox import jail, kernel, limits
 from arena.sandbox.syscalls import libc
 
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -140,6 +140,7 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     try:
         limits.die_with_parent()
         limits.own_namespaces(ids)
+        kernel.not_dumpable()  # its template (the same bot, between games) cannot reach it through /proc/PID/mem
         jail.mount_proc()
         jail.fresh_scratch(request["memory_mb"], ids, keep=request.get("keep", []))
         os.chdir(jail.HOME)

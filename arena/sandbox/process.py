@@ -106,6 +106,45 @@ def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str,
     return env
 
 
+class TemplateCell:
+    """A template's own cgroup (a leaf beside its games' slots): frozen except while the runner waits on it
+    (a fork, a game's end status), and its CPU time counted against its bot, so that a template (the bot's
+    code, between games) computes nothing for free."""
+
+    def __init__(self, cgroup: BotCgroup, pid: int) -> None:
+        folder = cgroup.leaf("template")
+        self.procs = os.path.join(folder, "cgroup.procs")
+        with open(self.procs, "w") as handle:
+            handle.write(str(pid))
+        self.freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
+        self.cpu_fd = os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY)
+        self.held = False
+
+    def hold(self) -> None:
+        """Freeze the template (at once; the kernel stops it within microseconds)."""
+        if not self.held:
+            os.pwrite(self.freeze_fd, b"1", 0)
+            self.held = True
+
+    def free(self) -> None:
+        if self.held:
+            os.pwrite(self.freeze_fd, b"0", 0)
+            self.held = False
+
+    def cpu_ns(self) -> int:
+        """CPU time of the template (every process and thread it ever had in its cell)."""
+        return int(os.pread(self.cpu_fd, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
+
+    def members(self) -> list[int]:
+        """The processes in the cell (ids as this runner sees them)."""
+        with open(self.procs) as handle:
+            return [int(line) for line in handle if line.strip()]
+
+    def close(self) -> None:
+        os.close(self.freeze_fd)
+        os.close(self.cpu_fd)
+
+
 class ControlError(Exception):
     """A template's control message the protocol does not allow (what is wrong with it)."""
 
@@ -162,13 +201,21 @@ class ForkedGame:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
+        """The bot's exit status, which its template reports (let run meanwhile: it reaps its games)."""
         limit = 30 if timeout is None else timeout
         deadline = time.monotonic() + limit
-        while self.returncode is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise subprocess.TimeoutExpired("bot", limit)
-            self.owner._read_control(remaining)
+        cell = self.owner.cell
+        try:
+            while self.returncode is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise subprocess.TimeoutExpired("bot", limit)
+                if cell is not None:
+                    cell.free()
+                self.owner._read_control(remaining)
+        finally:
+            if self.owner.cell is not None and self.owner.cell is cell:
+                self.owner._hold_template()
         return self.returncode
 
 
@@ -222,6 +269,8 @@ class ProcessBot:
         self.template_ready = False
         self.template_fault: str | None = None  # how the template broke the protocol (its seat's crash)
         self.game_states: dict[int, str] = {}  # the games asked of the template: "asked", then "forked"
+        self.cell: TemplateCell | None = None  # the template's own cgroup, with cgroups
+        self.frozen_ahead: int | None = None  # the game whose bot, forked ahead, waits frozen in its slot
         self.games = 0
         if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
             self.buffer = bytearray()
@@ -345,6 +394,12 @@ class ProcessBot:
         self.forks = True
         self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
         self.template_ready = False  # until it says so (its first game is asked meanwhile: seats boot in parallel)
+        if self.cgroup is not None and self.cgroup.core:
+            try:
+                self.cell = TemplateCell(self.cgroup, self.template_pid)
+            except OSError as error:
+                self.spawn_error = f"cannot confine the template of {self.name}: {error}"
+                self._close_template()
 
     def _drain_template_output(self) -> None:
         while True:
@@ -385,6 +440,11 @@ class ProcessBot:
         if message.get("ready"):
             self.template_ready = True
             self._drain_template_output()
+            others = self._template_company()
+            if others:
+                self._template_broke(f"ready with {others} started at import (refused: a template must run "
+                                     "nothing between games)")
+                return None
         if "game" in message:
             self.replies.setdefault(message["game"], {}).update(message)
         return message
@@ -427,6 +487,25 @@ class ProcessBot:
         else:
             raise ControlError(f"a message out of place: {data[:80]!r}" + (" with a descriptor" if fds else ""))
         return message
+
+    def _template_company(self) -> str:
+        """What runs beside the template's one thread, in its cell or its keeper's cgroup ("" when nothing):
+        threads or processes it started at import would compute between games, and are refused."""
+        try:
+            threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1
+        except OSError:
+            return ""
+        processes = 0
+        if self.cell is not None and self.cgroup is not None:
+            try:
+                keeper = self.template_process.pid if self.template_process is not None else 0
+                processes = len(set(self.cell.members()) - {self.template_pid}) + len(
+                    set(self.cgroup.pids_inside()) - {keeper})
+            except OSError:
+                pass
+        parts = [f"{count} {one if count == 1 else many}" for count, one, many in (
+            (threads, "thread", "threads"), (processes, "process", "processes")) if count]
+        return " and ".join(parts)
 
     def _template_broke(self, what: str) -> None:
         """The template sent ``what`` where the protocol allows none: a crash of this seat (kill the template
@@ -481,10 +560,7 @@ class ProcessBot:
         number, ours = self.pending
         self.pending = None
         self._resume()  # the template (and the bot made ahead) may have been frozen with the last game
-        deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
-        while not {"forked", "error"} & set(self.replies.get(number, {})) and time.monotonic() < deadline:
-            if self._control_message(max(deadline - time.monotonic(), 0)) is None:
-                break
+        self._await_template(number, ("forked", "error"))
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
             self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
@@ -520,14 +596,17 @@ class ProcessBot:
         self.process = ForkedGame(self, number, pid, pidfd)
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
+            if self.frozen_ahead == number:
+                self.cgroup.frozen = True  # since its birth: it makes its jail when this game thaws it
         self._take_pipes(*ours)
         # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
         self.selector.register(self.control, selectors.EVENT_READ)
         self.pid = pid
         self._watch_clock()
-        self.cpu_mark = self.cpu_origin = self.cgroup.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        # what the template uses from now on (forking the next game's bot) counts in this game's start
+        self.cpu_mark = self.cpu_origin = self.cpu_ns() if self.cgroup and self.cgroup.core else 0
         self.cpu_backstop_s = self.first_backstop_s  # the game's bot has the template's limit, and no CPU time yet
-        self._ask_fork()  # the next game's bot: made during this game's start, ready when that game comes
+        self._ask_fork()  # the next game's bot: forked now, frozen in its slot until its game
 
     def _ask_fork(self) -> None:
         """Send the template the pipes of a new game (starting the template first if need be)."""
@@ -556,6 +635,37 @@ class ProcessBot:
         for fd in theirs:
             os.close(fd)
         self.pending = (self.games, ours)
+        if self.template_ready and self.cell is not None:
+            # the template runs only until it has forked this bot, which waits frozen in its slot for its game
+            self._await_template(self.games, ("forked", "error"))
+            if "forked" in self.replies.get(self.games, {}) and self.cgroup is not None and self.cgroup.slots:
+                os.pwrite(self.cgroup.slots[self.games % 2]["freeze"], b"1", 0)
+                self.frozen_ahead = self.games
+            self._hold_template()
+
+    def _hold_template(self) -> None:
+        """Freeze the template until the runner waits on it again; it must still be alone in its cell (it may
+        write its keeper's ``cgroup.procs``, which its forks need: leaving for it would leave it unfrozen)."""
+        if self.cell is None:
+            return
+        self.cell.hold()
+        try:
+            alone = self.cell.members() == [self.template_pid]
+        except OSError:
+            alone = False
+        company = self._template_company()
+        if not alone or company:
+            self._template_broke(f"nothing, but left its cgroup or ran beside {company or 'itself'}")
+
+    def _await_template(self, number: int, words: tuple[str, ...]) -> None:
+        """Let the template run until it says one of ``words`` about game ``number`` (or breaks, ends, or
+        takes longer than a start may); it stays free (a caller holds it again)."""
+        if self.cell is not None and not set(words) & set(self.replies.get(number, {})):
+            self.cell.free()
+        deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
+        while not set(words) & set(self.replies.get(number, {})) and time.monotonic() < deadline:
+            if self._control_message(max(deadline - time.monotonic(), 0)) is None:
+                break
 
     def _template_alive(self) -> bool:
         return self.template_process is not None and self.template_process.poll() is None
@@ -608,6 +718,11 @@ class ProcessBot:
             if self.cgroup:
                 self.cgroup.kill()
             self.template_process.wait()
+        if self.cell is not None:
+            self.cell.close()
+            self.cell = None
+        self.frozen_ahead = None
+        if self.template_process is not None:
             self.template_process = None
             if self.process is not None and self.control in self.selector.get_map():
                 self.selector.unregister(self.control)
@@ -662,7 +777,7 @@ class ProcessBot:
         """CPU time the bot has used: all its processes and threads (a cgroup), else its main process."""
         if self.cgroup is not None and self.cgroup.core:
             try:
-                return self.cgroup.cpu_ns()
+                return self.cgroup.cpu_ns() + (self.cell.cpu_ns() if self.cell is not None else 0)
             except (OSError, ValueError, IndexError):
                 return 0
         if self.protections.cpu_clock == "process":

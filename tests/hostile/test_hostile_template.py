@@ -9,9 +9,13 @@ crashes where the attacker's seat recorded its crash.
 
 from __future__ import annotations
 
+import dataclasses
+import random
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -139,3 +143,100 @@ def test_a_shared_page_read_only_at_import_and_made_writable_in_each_game_carrie
     for seed, record in records:
         assert record["faults"] == []
         assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def test_a_template_cannot_write_into_its_games_bots_through_proc_pid_mem():
+    """The template writes a mark into each game's bot it forked (its child) through /proc/PID/mem: a game's
+    bot is not dumpable, so every write fails and every game's bot finds its buffer as it was forked."""
+    require("namespaces")
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    found, records = [], []
+    try:
+        for seed in range(1, 5):
+            record, texts = play([attacker(poke=True), honest()], seed=seed, pool=pool)
+            found.append(reports(texts[0], "poked")[-1])
+            records.append((seed, record))
+    finally:
+        pool.close()
+    assert found == ["untouched"] * 4
+    for seed, record in records:
+        assert record["faults"] == []
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def cpu_of(pid: int) -> int:
+    """CPU time (ns) process ``pid`` has used, all its threads (0 once it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+    except (OSError, ValueError):
+        return 0
+
+
+class Watcher:
+    """The honest seat, sampling the attacker's template's CPU time over a pause in each of its decisions."""
+
+    def __init__(self, seat, attacker) -> None:
+        self.seat, self.attacker, self.gained_ns = seat, attacker, 0
+        self.clock = seat.clock
+
+    def start(self, info, limit_ms):
+        self.seat.start(info, limit_ms)
+
+    def decide(self, request, limit_ms):
+        pid = self.attacker.template_pid
+        before = cpu_of(pid)
+        time.sleep(0.03)
+        self.gained_ns += max(cpu_of(pid) - before, 0)
+        return self.seat.decide(request, limit_ms)
+
+    def end(self, info):
+        self.seat.end(info)
+
+    def close(self):
+        self.seat.close()
+
+
+def test_a_template_computes_nothing_while_others_think_and_what_it_computes_is_charged_to_its_bot():
+    """The template raises its soft CPU limit at import and computes 1.5 s after each fork: it is frozen while
+    the honest bot thinks (no CPU time of it there), what it computes is charged to its bot (each start over
+    start_ms: a timeout on the CPU clock), and the honest seat's game is as against a crash at start."""
+    require("cpu", "namespaces")
+    limits = dataclasses.replace(LIMITS, start_ms=1000)
+    plugins = get_plugins()
+    pool = SeatPool(plugins, "process", limits)
+    rules = plugins.game("silk-road")
+    records, gained = [], 0
+    try:
+        for seed in range(1, 4):
+            options = rules.check_options(2, {})
+            setup = rules.random_setup(2, options, random.Random(seed))
+            seats = pool.seats([attacker(burn=1.5), honest()])
+            watcher = Watcher(seats[1], seats[0])
+            try:
+                record = play_game(rules, options, setup, [seats[0], watcher], ["attacker", "honest"],
+                                   game_id=f"hostile/{seed}", seed=seed,
+                                   bot_seeds=[derive_seed(seed, seat) for seat in range(2)], limits=limits)
+            finally:
+                pool.release(seats)
+            gained += watcher.gained_ns
+            records.append((seed, record))
+    finally:
+        pool.close()
+    assert gained < 5e6, f"the template computed {gained / 1e6:.0f} ms while the honest bot thought"
+    charged = [fault for _, record in records for fault in record["faults"]]
+    assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in charged] == [(0, "timeout", "start")] * 3
+    assert all("answered after 1" in fault["detail"] and "of CPU time" in fault["detail"] for fault in charged)
+    for seed, record in records:
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+@pytest.mark.parametrize("helper", ["thread", "process"])
+def test_a_template_that_starts_a_thread_or_a_process_at_import_is_refused_in_one_line(tmp_path: Path, helper):
+    require("cpu", "namespaces")
+    path = write_tournament(tmp_path, [{"spec": "attacker=py:hostile_template:Bot", "options": {"helper": helper}},
+                                       "random"], "silk-road:2", deals=1, name="helper", seed=3)
+    done = CliRunner().invoke(cli, ["run", path, "-j", "1", "--results", str(tmp_path / "results")])
+    assert done.exit_code == 2, done.output
+    said = [line for line in done.output.splitlines() if "attacker" in line]
+    assert len(said) == 1 and f"1 {helper} started at import" in said[0], done.output
+    assert "Traceback" not in done.output

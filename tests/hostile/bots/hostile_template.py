@@ -10,8 +10,13 @@ game's bot exits with status 3 after a game it did not win and the template
 then sends garbage instead of that status. With ``notes``, the template maps
 a page shared and read-only at import; each game's bot makes it writable
 (``mprotect``), reads the notes of earlier games there and adds one, and
-reports what it found (``hostile: {"notes": [...]}`` on stderr). The bot
-itself plays like ``random`` (the same moves for the same seed).
+reports what it found (``hostile: {"notes": [...]}`` on stderr). With
+``poke``, the template writes into the memory of each game's bot it forked
+before through ``/proc/PID/mem``; the bot reports what its buffer holds
+(``hostile: {"poked": ...}``). With ``burn`` (seconds), the template raises
+its soft CPU limit at import and computes that long after each game it forks.
+With ``helper`` ("thread" or "process"), the template starts a helper at
+import that would compute between games. The bot itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ import ctypes
 import json
 import mmap
 import os
+import resource
+import threading
+import time
 import socket
 import sys
 from typing import Any, Callable
@@ -46,6 +54,30 @@ PAGE = mmap.PAGESIZE
 #: the page of notes, mapped shared and read-only in the template (None: not asked for, or refused)
 NOTES = libc.mmap(None, PAGE, mmap.PROT_READ, mmap.MAP_SHARED | mmap.MAP_ANONYMOUS, -1, 0) \
     if CONTROL is not None and OPTIONS.get("notes") else None
+
+
+#: a buffer at the same address in the template and every game's bot: the template writes here through /proc
+POKED = ctypes.create_string_buffer(16)
+FORKED: list[int] = []  # the games' bots the template forked, by their ids in its namespace
+if CONTROL is not None and OPTIONS.get("burn"):
+    resource.setrlimit(resource.RLIMIT_CPU, (resource.getrlimit(resource.RLIMIT_CPU)[1],) * 2)
+
+
+def poke() -> None:
+    """In the template: write a mark into the buffer of every game's bot it forked."""
+    for pid in FORKED:
+        try:
+            with open(f"/proc/{pid}/mem", "r+b", buffering=0) as memory:
+                memory.seek(ctypes.addressof(POKED))
+                memory.write(b"poked")
+        except OSError:
+            pass
+
+
+def burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
 
 
 def notes() -> list[int] | str:
@@ -128,6 +160,13 @@ GARBAGE: dict[str, Callable[[socket.socket, dict, list[int]], None]] = {
 
 def _hostile_send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int], *args: Any) -> Any:
     message = json.loads(b"".join(buffers))
+    if "forked" in message and OPTIONS.get("poke"):
+        poke()
+        FORKED.append(message["forked"])
+    if "forked" in message and OPTIONS.get("burn"):
+        sent = _send_fds(sock, buffers, fds, *args)
+        burn(float(OPTIONS["burn"]))
+        return sent
     kinds = OPTIONS.get("kinds") or []
     if "forked" not in message or not kinds or message["game"] <= OPTIONS.get("spare", 0):
         return _send_fds(sock, buffers, fds, *args)
@@ -152,7 +191,19 @@ def _hostile_exit_code(status: int) -> int:
     return code
 
 
+def helper() -> None:
+    while True:
+        burn(0.01)
+        time.sleep(0.01)
+
+
+if CONTROL is not None and OPTIONS.get("helper") == "thread":
+    threading.Thread(target=helper, daemon=True).start()
+if CONTROL is not None and OPTIONS.get("helper") == "process" and os.fork() == 0:
+    helper()
+
 if CONTROL is not None:
+    POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
 
@@ -161,7 +212,7 @@ class Bot:
     """Plays like ``random``; with ``losing``, a game's bot that did not win exits with status 3 at the end."""
 
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
-                 notes: bool = False) -> None:
+                 notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "") -> None:
         self.losing = losing
         self.seat = 0
         self.bot = RandomBot()
@@ -173,6 +224,8 @@ class Bot:
         self.bot.start(info)
 
     def decide(self, request: dict) -> dict:
+        if OPTIONS.get("poke"):
+            print("hostile: " + json.dumps({"poked": POKED.value.decode()}), file=sys.stderr, flush=True)
         return self.bot.decide(request)
 
     def end(self, message: dict) -> None:
