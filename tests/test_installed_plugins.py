@@ -27,7 +27,7 @@ from arena.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the tests of ``arena new-bot`` that scaffold or refuse a name (the README's my-bot is taken once installed)
-AUTHORING = ("never_writes_into_a_folder_with_files", "refuses_a_name_it_cannot_use",
+AUTHORING = ("writes_a_plugin_distribution", "never_writes_into_a_folder_with_files", "refuses_a_name_it_cannot_use",
              "writes_into_a_new_folder_named_after_the_bot_by_default")
 
 
