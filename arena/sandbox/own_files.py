@@ -24,7 +24,9 @@ runner's folder, its home, ``/`` or a tournament's folder, holds or lies in
 another entrant's files (``Entrant.neighbours``, set by :func:`with_neighbours`
 for every entrant of a run), or holds anywhere below it a tournament file, a
 results folder or store, a log, a ``.env`` or a ``.git``
-(:data:`arena.versions.PRIVATE_MARKS`), or more entries than can be checked.
+(:data:`arena.versions.PRIVATE_MARKS`; a ``.toml`` file counts when it holds a
+tournament file's table, so a bot's own ``pyproject.toml`` or settings do
+not), or more entries than can be checked.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import fnmatch
 import functools
 import glob
 import os
+import re
 import site
 import sys
 from dataclasses import replace
@@ -88,9 +91,24 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
             seen += 1
             if seen > MAX_CHECKED:
                 return f"more than {MAX_CHECKED} entries to check"
-            if any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS):
-                return f"it holds {os.path.join(top, name)}"
+            path = os.path.join(top, name)
+            if any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS) and (
+                    not name.endswith(".toml") or _tournament_file(path)):
+                return f"it holds {path}"
     return None
+
+
+#: the tables of a tournament file: a ``.toml`` holding one is the tournament's (a bot's own config is not)
+_TOURNAMENT_TABLE = re.compile(rb"^\s*\[\[?\s*(tournament|bots|games|limits|sandbox)\s*\]", re.M)
+
+
+def _tournament_file(path: str) -> bool:
+    """Whether the ``.toml`` file at ``path`` is (or may be) a tournament file; unreadable counts as one."""
+    try:
+        with open(path, "rb") as handle:
+            return bool(_TOURNAMENT_TABLE.search(handle.read(1 << 16)))
+    except OSError:
+        return True
 
 
 def _own_folder(folder: str, entrant: Entrant, deep: bool = True) -> bool:

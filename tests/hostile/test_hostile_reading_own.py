@@ -205,3 +205,17 @@ def test_an_unprivileged_runners_results_and_dotfiles_stay_unread_by_its_bots():
         assert record["moves"] == control["moves"]
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_an_honest_bot_still_reads_its_own_folder_with_its_settings_and_data_in_it(isolated):
+    require("filesystem")
+    folder = isolated / "mine"
+    program = copy_hostile(folder)  # imports attacks.py beside it: it needs its folder
+    (folder / "pyproject.toml").write_text("[project]\nname = 'mine'\n")
+    (folder / "data").mkdir()
+    (folder / "data" / "settings.toml").write_text("aggression = 0.3\n")
+    own = [str(folder / "pyproject.toml"), str(folder / "data" / "settings.toml"), str(folder)]
+    bot = parse_spec(f"mine=cmd:{sys.executable} {program} read {encode(own)}")
+    record, texts = play(with_neighbours([bot, parse_spec("random")]))
+    assert set(leaks(texts[0], others=("data",))) == set(own)  # it read all of its own
+    assert [fault["decision"] for fault in record["faults"]] == ["start"]  # the read files named, as leaked
