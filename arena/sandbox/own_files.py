@@ -85,9 +85,10 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
             return f"another entrant's {other} is there"
     seen = 0
     for top, folders, files in os.walk(folder):  # symbolic links are not followed (in the jail they lead nowhere)
+        names = folders + files
         if not deep:
-            del folders[:]
-        for name in folders + files:
+            del folders[:]  # its top only
+        for name in names:
             seen += 1
             if seen > MAX_CHECKED:
                 return f"more than {MAX_CHECKED} entries to check"
