@@ -59,7 +59,8 @@ from arena.errors import UnknownBot
 from arena.plugins import Plugins
 
 __all__ = ["entrant_version", "entrant_versions", "game_version", "game_versions", "game_key", "version_changes",
-           "version_change", "cmd_files", "module_importable", "module_roots", "shows_private", "ENGINE_FILES"]
+           "version_change", "cmd_files", "module_importable", "module_roots", "private_entry",
+           "ENGINE_FILES"]
 
 log = logging.getLogger("arena.versions")
 
@@ -75,8 +76,9 @@ MAX_FOLDER_FILES = 1000
 MAX_FOLDER_BYTES = 64 << 20
 #: a file bigger than this is known by its size and modification time, not its content
 MAX_FILE_BYTES = 64 << 20
-#: a folder holding any of these is not shown whole to a bot (the sandbox shows only the files its command
-#: names, or a single-file module alone), nor hashed whole as the bot's own
+#: a folder holding any of these (a ``.toml`` only when it is a tournament file: :func:`private_entry`) is not
+#: shown whole to a bot (the sandbox shows only the files its command names, or a single-file module alone),
+#: nor hashed whole as the bot's own
 PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
 #: a folder holding more entries than this (at any depth) is never shown whole to a bot
 MAX_SHOWN_ENTRIES = 5000
@@ -229,37 +231,50 @@ def module_roots(module_name: str, what: str, base_dir: str | None = None) -> tu
     return ()  # built in, frozen or made at run time: known by its name alone
 
 
-def shows_private(folder: str) -> bool:
-    """Whether ``folder`` holds what a bot must not see (a tournament file, a store, a log, secrets), or is
-    the current folder, the home folder or ``/``: the sandbox never shows such a folder whole."""
-    folder = os.path.abspath(folder)
-    if folder in ("/", os.path.abspath(os.getcwd()), os.path.expanduser("~")):
-        return True
-    return any(glob.glob(os.path.join(glob.escape(folder), mark)) for mark in PRIVATE_MARKS)
-
-
 def _own_folder(folder: str) -> bool:
-    """Whether a single-file module's folder is the module's own, as the sandbox decides what to show a bot:
-    not when it is or holds the current folder, the home folder or ``/``, holds anywhere below a tournament
-    file, results, a log, a ``.env`` or a ``.git`` (:data:`PRIVATE_MARKS`), or more than
-    :data:`MAX_SHOWN_ENTRIES` entries (then the sandbox shows the file alone, and the version hashes it
-    alone); nor when it is part of Python's installation (shared by everything installed there)."""
+    """Whether a single-file module's folder is the module's own, as the sandbox decides what to show a bot
+    (``arena.sandbox.own_files``): not when it is or holds the current folder, the home folder or ``/``,
+    holds anywhere below a private entry (:func:`private_entry`: a tournament file, results, a log, a
+    ``.env``, a ``.git``), or more than :data:`MAX_SHOWN_ENTRIES` entries (then the sandbox shows the file
+    alone, and the version hashes it alone); nor when it is part of Python's installation (the runtime
+    every bot sees, shared by everything installed there)."""
     folder = os.path.abspath(folder)
-    if shows_private(folder) or folder.endswith(("site-packages", "dist-packages")):
+    if folder.endswith(("site-packages", "dist-packages")):
         return False
     if any(os.path.commonpath([folder, os.path.abspath(place)]) == folder
-           for place in (os.getcwd(), os.path.expanduser("~"))):
+           for place in ("/", os.getcwd(), os.path.expanduser("~"))):
         return False
     if any(folder == prefix or folder.startswith(prefix.rstrip(os.sep) + os.sep)
            for prefix in {sys.prefix, sys.base_prefix}):
         return False
     seen = 0
-    for _, folders, files in os.walk(folder):
+    for top, folders, files in os.walk(folder):
         for name in folders + files:
             seen += 1
-            if seen > MAX_SHOWN_ENTRIES or any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS):
+            if seen > MAX_SHOWN_ENTRIES or private_entry(os.path.join(top, name)):
                 return False
     return True
+
+
+#: the tables of a tournament file: a ``.toml`` holding one is the tournament's (a bot's own config is not)
+_TOURNAMENT_TABLE = re.compile(rb"^\s*\[\[?\s*(tournament|bots|games|limits|sandbox)\s*\]", re.M)
+
+
+def private_entry(path: str) -> bool:
+    """Whether the file or folder at ``path`` is one a bot must not see (:data:`PRIVATE_MARKS`); a ``.toml``
+    file only when it holds a tournament file's table (a bot's own ``pyproject.toml`` is its own), or
+    cannot be read. The sandbox's rule (``arena.sandbox.own_files.refusal``), so a version covers what the
+    bot is shown."""
+    name = os.path.basename(path)
+    if not any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS):
+        return False
+    if not name.endswith(".toml") or os.path.isdir(path):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return bool(_TOURNAMENT_TABLE.search(handle.read(1 << 16)))
+    except OSError:
+        return True
 
 
 def module_importable(module_name: str, base_dir: str | None = None) -> bool:

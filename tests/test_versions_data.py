@@ -114,6 +114,23 @@ def test_a_single_file_module_beside_a_tournament_file_is_known_by_its_file_alon
     assert entrant_version(entrant, plugins) != before
 
 
+def test_a_bots_own_pyproject_toml_does_not_make_its_folder_private(plugins, tmp_path):
+    """Only a tournament file's .toml is private: the sandbox shows a folder holding the bot's own
+    pyproject.toml whole, so its data counts."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "mine"\n')
+    name = unique("configured")
+    write_single_module(folder, name)
+    sys.path.insert(0, str(folder))
+    try:
+        before = version_of(f"mine=py:{name}:Bot", plugins)
+        (folder / "params.json").write_text('{"scale": 40}\n')
+        assert version_of(f"mine=py:{name}:Bot", plugins) != before
+    finally:
+        sys.path.remove(str(folder))
+
+
 @pytest.mark.parametrize("why", ["too many entries to show", "a results folder below"])
 def test_a_folder_the_sandbox_would_not_show_whole_leaves_a_module_its_file_alone(plugins, tmp_path, monkeypatch,
                                                                                   why):
