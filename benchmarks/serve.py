@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import re
 import signal
 import statistics
@@ -35,6 +36,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 RATE = re.compile(r"played in \S+ \(([\d.]+) games/s\)")
 ADDRESS = re.compile(r"live site of \S+ at (http://\S+)")
@@ -79,7 +81,7 @@ class Poller(threading.Thread):
             self.stop.wait(1.0)
 
 
-def one_run(toml: Path, results: Path, serve: bool) -> tuple[float, int]:
+def one_run(toml: Path, results: Path, serve: bool) -> Measured:
     """One ``arena run``: its games/s (its own summary) and the requests a poller made meanwhile."""
     command = [sys.executable, "-m", "arena", "run", str(toml), "--sandbox", "none", "-j", "2", "--fresh",
                "--results", str(results)]
@@ -89,6 +91,8 @@ def one_run(toml: Path, results: Path, serve: bool) -> tuple[float, int]:
     assert process.stderr is not None
     poller = None
     rate = None
+    server_cpu = 0.0
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     for line in process.stderr:
         found = ADDRESS.search(line)
         if found and poller is None:
@@ -98,8 +102,11 @@ def one_run(toml: Path, results: Path, serve: bool) -> tuple[float, int]:
         if measured:
             rate = float(measured.group(1))
         if "the live site stays up" in line:
+            server_cpu = cpu_of_server(process.pid)
             process.send_signal(signal.SIGINT)
     process.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     requests = 0
     if poller is not None:
         poller.stop.set()
@@ -107,22 +114,53 @@ def one_run(toml: Path, results: Path, serve: bool) -> tuple[float, int]:
         requests = poller.requests
     if rate is None:
         raise SystemExit(f"no rate in the run's output (exit status {process.returncode})")
-    return rate, requests
+    return Measured(rate, requests, server_cpu, total_cpu)
+
+
+class Measured(NamedTuple):
+    """One run: games/s, the poller's requests, the site's CPU seconds, the CPU seconds of every process."""
+
+    rate: float
+    requests: int
+    server_cpu: float
+    total_cpu: float
+
+
+def cpu_of_server(run_pid: int) -> float:
+    """CPU seconds (user + system) of the `arena serve --parent RUN_PID` process, read from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            if b"serve" in command and str(run_pid).encode() in command:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / ticks
+        except OSError:
+            continue
+    return 0.0
 
 
 def fast_run(deals: int, pairs: int) -> None:
     with tempfile.TemporaryDirectory() as temporary:
         toml = tournament(Path(temporary), deals)
-        plain, served = [], []
+        plain, served, shares = [], [], []
         for _ in range(pairs):
             for serve in (False, True):
-                rate, requests = one_run(toml, Path(temporary) / "results", serve)
-                (served if serve else plain).append(rate)
-                print(f"  {'--serve + poller' if serve else 'plain           '}: {rate:7.1f} games/s"
-                      + (f" ({requests} requests)" if serve else ""), flush=True)
+                measured = one_run(toml, Path(temporary) / "results", serve)
+                (served if serve else plain).append(measured.rate)
+                if serve:
+                    shares.append(measured.server_cpu / measured.total_cpu)
+                    print(f"  --serve + poller: {measured.rate:7.1f} games/s ({measured.requests} requests; the "
+                          f"site's process {measured.server_cpu:.2f} s CPU of {measured.total_cpu:.1f} s, "
+                          f"{100 * shares[-1]:.1f}%)", flush=True)
+                else:
+                    print(f"  plain           : {measured.rate:7.1f} games/s", flush=True)
         ratio = statistics.median(served) / statistics.median(plain)
         print(f"{deals * 3} games a run, {pairs} pairs: plain median {statistics.median(plain):.1f} games/s, "
-              f"served median {statistics.median(served):.1f} games/s, ratio {ratio:.3f} (target >= 0.98)")
+              f"served median {statistics.median(served):.1f} games/s, ratio {ratio:.3f} (target >= 0.98); "
+              f"the site's share of all the CPU the run used: median {100 * statistics.median(shares):.1f}%")
 
 
 def large_store(folder: Path, bots: int, games: int) -> None:

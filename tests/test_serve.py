@@ -181,7 +181,7 @@ def test_the_pages_are_built_once_per_change_not_per_request(played, tmp_path, m
     (folder / "results.sqlite").write_bytes((played / "cup" / "results.sqlite").read_bytes())
     reads = []
     real = live_site.read_site
-    monkeypatch.setattr(live_site, "read_site", lambda store: reads.append(1) or real(store))
+    monkeypatch.setattr(live_site, "read_site", lambda store, **options: reads.append(1) or real(store, **options))
     monkeypatch.setattr(live_site, "BUILD_EVERY", 0.0)
     site = Served(folder)
     try:
@@ -257,6 +257,15 @@ def test_a_folder_without_a_store_yet_waits_for_it(tmp_path):
         site.close()
 
 
+def rewritten(stored: str | bytes, change) -> str | bytes:
+    """A stored record changed as JSON text, stored again as it was (text, or compressed by the store)."""
+    if isinstance(stored, str):
+        return change(stored)
+    from arena.runs import packed
+
+    return packed.compress(change(packed.record_text(stored)).encode())
+
+
 def hostile_copy(played: Path, where: Path) -> Path:
     """The tournament's store with one bot renamed to an HTML tag and a fault detail holding a script."""
     folder = where / "hostile"
@@ -269,7 +278,7 @@ def hostile_copy(played: Path, where: Path) -> Path:
                                                                   key))
         for row, record in db.execute("SELECT row, record FROM games").fetchall():
             db.execute("UPDATE games SET record = ? WHERE row = ?",
-                       (record.replace('"trader"', json.dumps(HOSTILE)), row))
+                       (rewritten(record, lambda text: text.replace('"trader"', json.dumps(HOSTILE))), row))
         db.execute("UPDATE faults SET detail = '<script>alert(2)</script>'")
     return folder
 
@@ -458,3 +467,28 @@ def test_a_hostile_bot_name_and_fault_detail_stay_text_in_the_browser(browser, p
         assert driver.find_elements("css selector", "img[src='x']") == []
     finally:
         site.close()
+
+
+def test_ratings_carried_forward_equal_a_pass_from_scratch_whatever_order_games_arrive_in():
+    from arena.report.carried import CarriedRatings
+    from arena.report.site import rating_histories
+    from arena.tournament.ratings import rate_games
+
+    draw = __import__("random").Random(4)
+    bots = ["a", "b", "c", "d", "e"]
+    games = {order: [(order, bot, rank) for rank, bot in enumerate(draw.sample(bots, 3), 1)] for order in range(60)}
+    arrival = sorted(games, key=lambda order: order + draw.uniform(0, 6))  # out of order, as -j N stores them
+    carried = CarriedRatings("trueskill")
+    stored: list[int] = []
+    for order in arrival:
+        stored.append(order)
+        placings = [seat for number in sorted(stored) for seat in games[number]]
+        gap = next(number for number in range(61) if number not in stored)
+        rated = carried.rated(placings, gap, mark="store")
+        assert rated.series == rating_histories(placings)
+        final = rate_games(placings)
+        assert {bot: (r.mu, r.sigma) for bot, r in rated.rater.ratings().items()} == {
+            bot: (r.mu, r.sigma) for bot, r in final.items()}
+    assert len(carried.settled.orders) == 60  # every game settled once the schedule had no gap
+    again = carried.rated([seat for number in range(30) for seat in games[number]], 30, mark="another store")
+    assert again.series == rating_histories([seat for number in range(30) for seat in games[number]])

@@ -45,7 +45,7 @@ from arena.report.live_store import ReadOnlyStore, file_identity, inside, open_r
 from arena.report.markup import page
 from arena.report.root import root_page, root_row
 from arena.report.site import (GAMES_PAGE, PAGE_NAME, SiteData, chart_drawers, front_page, games_page, page_file,
-                               read_site, replay_document)
+                               read_games, read_site, replay_document)
 from arena.runs.store import STORE_FILE
 from arena.tournament.progress import ESTIMATE_AFTER_ITEMS, ESTIMATE_AFTER_SECONDS
 
@@ -227,11 +227,17 @@ class LiveFolder:
         started = time.monotonic()
         try:
             reader = self._reader()
-            data = read_site(reader)
-            extra, drawers = "", dict[str, Callable[[], str]]()
-            if is_comparison(self.folder) or data.header["kind"] == "compare":
-                extra, drawers = comparison_top(self.folder, reader)
-            drawers = {**chart_drawers(data), **drawers}
+            with reader.snapshot():  # one state of the store for every part of the pages
+                data = read_site(reader, games=False)
+                gap = reader.gap()
+                extra, drawers = "", dict[str, Callable[[], str]]()
+                if is_comparison(self.folder) or data.header["kind"] == "compare":
+                    extra, drawers = comparison_top(self.folder, reader)
+
+            def history(game: str, placings: list[tuple[int, str, int]]) -> dict[str, Any]:
+                return reader.rated(game, placings, gap).series
+
+            drawers = {**chart_drawers(data, history), **drawers}
         except ArenaError:
             self._close_reader()
             return self.data  # the status bar says why (the sampler sees the same trouble)
@@ -265,6 +271,12 @@ class LiveFolder:
                 if name == "index.html":
                     text = front_page(site, set(drawers), live_link, extra, self.pace(), script)
                 else:
+                    try:
+                        with self._reader().snapshot():
+                            site = read_games(self._reader(), site)
+                    except ArenaError:
+                        self._close_reader()
+                        return html(waiting_page(self.folder, "the store cannot be read now"))
                     text = games_page(site, live_link, [], "every game has one on this live site.", script)
                 self.pages[name] = html(text, version)
             return self.pages[name]
@@ -289,15 +301,19 @@ class LiveFolder:
         order = int(name.split("-", 1)[0]) - 1
         with self.build_lock:
             try:
-                rows = self._reader().query("SELECT row, id, record FROM games WHERE current = ?", (order,))
+                reader = self._reader()
+                rows = reader.query("SELECT row, id FROM games WHERE current = ?", (order,))
+                if not rows or page_file(order + 1, rows[0][1]) != name:
+                    return None
+                row, game_id = rows[0]
+                key = (name, row)
+                text = None if key in self.replays else reader.record(game_id)  # the store decodes its records
             except ArenaError:
                 self._close_reader()
                 return None
-            if not rows or page_file(order + 1, rows[0][1]) != name:
-                return None
-            row, game_id, text = rows[0]
-            key = (name, row)
             if key not in self.replays:
+                if text is None:
+                    return None
                 document, _ = replay_document(json.loads(text), self.plugins, (f"../{GAMES_PAGE}", "all games"))
                 self.replays[key] = html(document)
                 while len(self.replays) > REPLAY_CACHE:

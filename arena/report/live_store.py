@@ -19,7 +19,9 @@ import urllib.parse
 from typing import Any, Iterator
 
 from arena.errors import StoreError
+from arena.report.carried import CarriedRatings, RatingPass
 from arena.runs.store import SCHEMA_VERSION, STORE_FILE, Store, sqlite_errors
+from arena.standings.raters import DEFAULT_RATER
 
 #: how long a read waits for a lock before the page says the store is locked (milliseconds)
 LIVE_BUSY_MS = 250
@@ -46,6 +48,7 @@ class ReadOnlyStore(Store):
             raise StoreError(f"{path}: store format {version}, this arena serves format {SCHEMA_VERSION} "
                              "(`arena leaderboard FOLDER` brings an older one up to date)")
         self.identity = file_identity(path)
+        self.carried: dict[tuple[str, str], CarriedRatings] = {}
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -54,6 +57,41 @@ class ReadOnlyStore(Store):
 
     def cache_figures(self, game: str, games: int, payload: Any) -> None:
         """Nothing: the live site never writes; the run caches its figures itself."""
+
+    def cached_figures(self, game: str, games: int) -> Any:
+        """``game``'s ratings over its stored games, carried forward from the last look (:mod:`arena.report.carried`).
+
+        The run caches its figures in the store only when it ends; a live site rating every game again at
+        each change would cost a pass over all of them every time.
+        """
+        return CarriedRatings.payload(self.rated(game, self.placings(game)))
+
+    def rated(self, game: str, placings: list[tuple[int, str, int]], gap: int | None = None) -> RatingPass:
+        """The carried rating pass of ``game`` over ``placings`` (the games before order ``gap`` are final)."""
+        rater = str(self.meta("definition", {}).get("rating", DEFAULT_RATER))
+        carried = self.carried.setdefault((game, rater), CarriedRatings(rater))
+        return carried.rated(placings, self.gap() if gap is None else gap, (self.identity, self.meta("generation")))
+
+    def gap(self) -> int:
+        """The first schedule order with no current game (every game before it is stored)."""
+        count, last = self.query("SELECT COUNT(current), MAX(current) FROM games")[0]
+        if not count or last == count - 1:
+            return int(count)
+        if not self.query("SELECT 1 FROM games WHERE current = 0"):
+            return 0
+        return int(self.query("SELECT MIN(g.current + 1) FROM games g WHERE g.current IS NOT NULL AND NOT EXISTS "
+                              "(SELECT 1 FROM games h WHERE h.current = g.current + 1)")[0][0])
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: every query inside sees the store as it was at its first (a consistent page)."""
+        with sqlite_errors(self.path):
+            self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("COMMIT")
 
     def data_version(self) -> int:
         """SQLite's ``data_version``: it changes when another connection commits (a cheap "anything new?")."""

@@ -32,7 +32,7 @@ import functools
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any, Callable, TextIO, TypeVar
 
@@ -101,14 +101,20 @@ class SiteData:
     activity: Activity
 
 
-def read_site(store: Store) -> SiteData:
-    """Read what the pages show from ``store`` (the standings, every game's seats, the faults, the activity)."""
+def read_site(store: Store, games: bool = True) -> SiteData:
+    """Read what the pages show from ``store`` (the standings, the faults, the charts' data, the activity) and,
+    with ``games``, every game's seats (the games page; the live site reads them for that page only)."""
     header = store.header()
     board = build_leaderboard(store)
-    return SiteData(header=header, board=board, index=store.game_index(), seats=store.seat_results(),
-                    faults=store.fault_kinds(),
+    data = SiteData(header=header, board=board, index=[], seats={}, faults=store.fault_kinds(),
                     placings={game["name"]: store.placings(game["name"]) for game in header["plan"]["games"]},
                     activity=read_activity(store, header["total"]))
+    return read_games(store, data) if games else data
+
+
+def read_games(store: Store, data: SiteData) -> SiteData:
+    """``data`` with every current game and its seats (what the games page lists)."""
+    return replace(data, index=store.game_index(), seats=store.seat_results())
 
 
 def static_link(pages: dict[int, str]) -> ReplayLink:
@@ -248,11 +254,17 @@ def _write_replays(store: Store, chosen: list[GameRow], plugins: Plugins, out: s
     return pages
 
 
-def chart_drawers(data: SiteData) -> dict[str, Callable[[], str]]:
+#: a game's name and placings -> each bot's rating history (:func:`rating_histories` by default)
+History = Callable[[str, list[tuple[int, str, int]]], dict[str, list[tuple[int, float, float]]]]
+
+
+def chart_drawers(data: SiteData, history: History | None = None) -> dict[str, Callable[[], str]]:
     """Every chart of the front page: its path relative to the site -> a function drawing it (SVG text).
 
-    The paths are known without drawing, so a live site draws a chart only when it is asked for.
+    The paths are known without drawing, so a live site draws a chart only when it is asked for;
+    ``history`` is how the rating charts' histories are rated (the live site carries them forward).
     """
+    history = history or (lambda game, placings: rating_histories(placings))
     drawers: dict[str, Callable[[], str]] = {}
     board = data.board
     overall = next(section for section in board["sections"] if section["game"] == OVERALL)
@@ -261,7 +273,8 @@ def chart_drawers(data: SiteData) -> dict[str, Callable[[], str]]:
         placings = data.placings.get(section["game"])
         if placings:
             drawers[f"plots/rating-{section['game']}.svg"] = functools.partial(
-                _rating_chart, placings, [row["bot"] for row in section["standings"]], colours,
+                _rating_chart, functools.partial(history, section["game"], placings),
+                [row["bot"] for row in section["standings"]], colours,
                 f"{section['game']}: rating against games played")
     for section in board["sections"]:
         bots, shares = head_to_head_shares(section)
@@ -274,10 +287,10 @@ def chart_drawers(data: SiteData) -> dict[str, Callable[[], str]]:
     return drawers
 
 
-def _rating_chart(placings: list[tuple[int, str, int]], order: list[str], colours: dict[str, str],
-                  title: str) -> str:
-    """The rating chart of one game: its history rated from ``placings``, bots in standings ``order``."""
-    series = rating_histories(placings)
+def _rating_chart(history: Callable[[], dict[str, list[tuple[int, float, float]]]], order: list[str],
+                  colours: dict[str, str], title: str) -> str:
+    """The rating chart of one game: its ``history()``, bots in standings ``order``."""
+    series = history()
     return plots.rating_chart({bot: thinned(series[bot]) for bot in order if bot in series}, colours, title)
 
 
