@@ -178,3 +178,34 @@ def test_a_cmd_bot_run_by_its_own_virtual_environment_plays_sandboxed_games(inst
     control = play(venv, ["random", "trader"], env, top)
     record = play(venv, [f"mine=cmd:{own / 'bin' / 'python'} {top / 'bot' / 'main.py'}", "trader"], env, top)
     assert record["faults"] == [] and record["moves"] == control["moves"]
+
+
+def test_a_py_bot_using_a_library_installed_editable_through_a_pth_path_plays_sandboxed(installs):
+    """``setup.py develop`` style (``editable_mode=compat``): a ``.pth`` file names the library's checkout,
+    whose ``.git`` keeps the checkout from being shown whole: its package is shown alone."""
+    venv, _, top = installs
+    library = top / "helper-lib"
+    (library / "helper_lib").mkdir(parents=True)
+    (library / ".git").mkdir()
+    (library / "pyproject.toml").write_text(textwrap.dedent("""
+        [build-system]
+        requires = ["setuptools>=64"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "helper-lib"
+        version = "0.1.0"
+
+        [tool.setuptools]
+        packages = ["helper_lib"]
+        """))
+    (library / "helper_lib" / "__init__.py").write_text("from arena_bots.random_bot import RandomBot as Base\n")
+    run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "--python", str(venv / "bin" / "python"),
+         "install", "--no-deps", "--config-settings", "editable_mode=compat", "-e", str(library)])
+    assert any(str(library) in path.read_text() for path in (venv / "lib").glob("python*/site-packages/*.pth"))
+    (top / "mine").mkdir(exist_ok=True)
+    (top / "mine" / "uses_helper.py").write_text("from helper_lib import Base\n\n\nclass Bot(Base):\n    pass\n")
+    env = clean_env(venv)
+    control = play(venv, ["random", "trader"], env, top)
+    record = play(venv, ["mine=py:uses_helper:Bot", "trader"], env, top / "mine")
+    assert record["faults"] == [] and record["moves"] == control["moves"]

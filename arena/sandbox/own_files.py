@@ -66,8 +66,8 @@ def in_runtime(path: str) -> bool:
     return any(_inside(path, shared) for shared in runtime_paths())
 
 
-def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] = (), deep: bool = True
-            ) -> str | None:
+def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] = (), deep: bool = True,
+            marks: bool = True) -> str | None:
     """Why ``folder`` cannot be shown to a bot whole (what it holds that is not the bot's), or None.
 
     :param neighbours: other entrants' files and folders (a folder holding one, or lying in one, is refused).
@@ -75,6 +75,7 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
         the runner's working folder, its home and ``/`` always are.
     :param deep: look for private marks below the folder's top too (false: at its top only, for the folders
         the runner's own Python set-up names, whose installed packages may ship any file).
+    :param marks: look for private marks at all (false: only where the folder lies and what it holds of others).
     """
     folder = os.path.abspath(folder)
     for place in ("/", os.getcwd(), os.path.expanduser("~"), *guarded):
@@ -83,6 +84,8 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
     for other in neighbours:
         if _inside(other, folder) or _inside(folder, other):
             return f"another entrant's {other} is there"
+    if not marks:
+        return None
     seen = 0
     for top, folders, files in os.walk(folder):  # symbolic links are not followed (in the jail they lead nowhere)
         names = folders + files
@@ -244,8 +247,38 @@ def import_paths() -> tuple[str, ...]:
 
 def shown_import_paths(entrant: Entrant) -> list[str]:
     """Those of :func:`import_paths` this entrant may see (each passes :func:`refusal`, at its top: these
-    folders are the runner's set-up, not an entrant's choice, and installed packages ship files of any name)."""
-    return [path for path in import_paths() if _own_folder(path, entrant, deep=False)]
+    folders are the runner's set-up, not an entrant's choice, and installed packages ship files of any name).
+
+    A folder refused only for a private mark at its top (a project's checkout named by a ``.pth`` file of a
+    ``setup.py develop`` install, with its ``.git``) shows its Python packages and modules, each checked so.
+    """
+    shown: list[str] = []
+    for path in import_paths():
+        if _own_folder(path, entrant, deep=False):
+            shown.append(path)
+        elif refusal(path, entrant.neighbours, [entrant.base_dir], marks=False) is None:
+            shown += [child for child in _python_entries(path) if _own_folder(child, entrant, deep=False)]
+    return shown
+
+
+def _python_entries(folder: str) -> list[str]:
+    """What Python imports in ``folder``: packages (folders with an ``__init__.py``), modules, distributions'
+    metadata (``*.dist-info``, ``*.egg-info``: entry points)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.startswith(".") or name == "__pycache__":
+            continue
+        if os.path.isdir(path) and (os.path.isfile(os.path.join(path, "__init__.py"))
+                                    or name.endswith((".dist-info", ".egg-info"))):
+            found.append(path)
+        elif os.path.isfile(path) and name.endswith((".py", ".so", ".pth")):
+            found.append(path)
+    return found
 
 
 # -- the entrants of a run --
