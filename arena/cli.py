@@ -29,6 +29,7 @@ from arena.runs.options import LIMIT_RANGES, limit_options, parse_option_pairs
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
+from arena.sandbox.own_files import with_neighbours
 from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
 from arena.tournament.config import GameEntry
@@ -235,7 +236,7 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     _check_output_folder(html_path, "--html")
     plugins = get_plugins()
     game = plugins.game(game_name)
-    entrants = [parse_spec(spec, plugins) for spec in bot_specs]
+    entrants = with_neighbours([parse_spec(spec, plugins) for spec in bot_specs])  # none shown another's files
     check_entrants_play(game, entrants, plugins)
     options = game.check_options(len(entrants), parse_option_pairs(option_pairs))
     setup = None
