@@ -668,6 +668,17 @@ def slow_cup(folder: Path, deals: int = 8) -> str:
                             deals=deals, name="cup", seed=7)
 
 
+def games_in(folder: Path) -> int:
+    """Games stored in a results folder, read beside the run writing it."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    finally:
+        db.close()
+
+
 def start_arena_run(path: str, folder: Path, *extra: str) -> subprocess.Popen:
     """``arena run PATH -j 2 --sandbox none`` in ``folder``, in a session of its own."""
     return subprocess.Popen(["arena", "run", path, "-j", "2", "--sandbox", "none", *extra], cwd=folder,
@@ -694,19 +705,30 @@ def test_a_failing_run_leaves_no_lock_file(tmp_path, monkeypatch):
 
 
 def test_a_stopped_run_leaves_no_lock_file_and_the_folder_is_free_again(tmp_path):
-    path = slow_cup(tmp_path)
+    path = slow_cup(tmp_path, deals=30)  # 360 games: long enough to be refused beside, then stopped
     process = start_arena_run(path, tmp_path)
     deadline = time.monotonic() + 60
     while not (tmp_path / "results" / "cup" / "results.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(0.5)
+    second = subprocess.run(["arena", "run", path, "-j", "0", "--sandbox", "none"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert process.poll() is None, "the first run ended too soon to be refused beside"
+    assert second.returncode == 2 and second.stderr.splitlines()[-1] == (
+        "Error: results/cup is being written by another arena run; wait for it to finish"), second.stderr
+    assert (tmp_path / "results" / "cup" / ".run.lock").exists()  # still the first run's
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert not (tmp_path / "results" / "cup" / ".run.lock").exists()
-    again = subprocess.run(["arena", "run", path, "-j", "2", "--sandbox", "none"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0, again.stderr
+    again = subprocess.Popen(["arena", "run", path, "-j", "2", "--sandbox", "none"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    before, deadline = games_in(tmp_path / "results" / "cup"), time.monotonic() + 60
+    while games_in(tmp_path / "results" / "cup") == before and time.monotonic() < deadline:
+        time.sleep(0.02)  # the folder is free again: the run takes it and plays on, then is stopped in turn
+    os.killpg(again.pid, signal.SIGTERM)
+    _, err = again.communicate(timeout=60)
+    assert again.returncode == 143 and "is being written by another" not in err, err
     assert not (tmp_path / "results" / "cup" / ".run.lock").exists()
 
 
