@@ -245,7 +245,10 @@ class BotCgroup:
             limit = str(memory_mb << 20)
             if where.memory_v2:
                 _write(os.path.join(self.memory, "memory.max"), limit)
-                _write(os.path.join(self.memory, "memory.swap.max"), "0")
+                try:
+                    _write(os.path.join(self.memory, "memory.swap.max"), "0")
+                except OSError:
+                    pass  # no swap accounting (no such file): swap is off or not counted
             else:
                 _write(os.path.join(self.memory, "memory.limit_in_bytes"), limit)
                 try:
