@@ -109,7 +109,8 @@ BAD = [
     ("options not a table", "options = { start_money = 3 }", "options = 3",
      "games[1].options: expected a table, e.g. { phantom = true }, got 3"),
     ("an unknown limit", "move_ms = 800", "turn_ms = 800",
-     "limits.turn_ms: unknown key (expected one of: start_ms, move_ms, bank_ms, memory_mb, max_faults, reuse)"),
+     "limits.turn_ms: unknown key (expected one of: start_ms, move_ms, bank_ms, memory_mb, max_faults, threads, "
+     "reuse)"),
     ("a move limit of zero", "move_ms = 800", "move_ms = 0",
      "limits.move_ms: expected an integer from 1 to 600000, got 0"),
     ("a negative bank", "bank_ms = 0", "bank_ms = -5", "limits.bank_ms: expected an integer from 0 to 3600000, got -5"),
