@@ -175,3 +175,38 @@ def test_keep_stale_keeps_the_games_of_an_older_engine_and_says_so(isolated, edi
         in kept.stderr
     assert "4 games, 4 stored and reused, 0 to play" in kept.stderr
     assert current_records("results/cup") == before
+
+
+def store_of_format_2(folder: str) -> None:
+    """The store in ``folder`` as arena wrote it before games had versions (format 2)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{folder}/results.sqlite")
+    try:
+        db.execute("ALTER TABLE games DROP COLUMN game_version")
+        db.execute("PRAGMA user_version = 2")
+        db.commit()
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("keep_stale", [False, True], ids=["played again", "kept with --keep-stale"])
+def test_a_store_from_before_game_versions_is_read_and_its_games_replayed_or_kept(isolated, monkeypatch,
+                                                                                 keep_stale):
+    (isolated / "cup.toml").write_text(TOURNAMENT)
+    with monkeypatch.context() as before_game_versions:  # played as arena did then: no game version anywhere
+        before_game_versions.setattr("arena.tournament.runner.game_versions", lambda games, plugins: {})
+        assert run("run", "cup.toml", "--sandbox", "none", "-j", "0").exit_code == 0
+    before = current_records("results/cup")
+    assert all("game_version" not in record for record in before)
+    store_of_format_2("results/cup")
+    assert json.loads(run("leaderboard", "results/cup", "--format", "json").stdout)["games"] == 4
+    again = run("run", "cup.toml", "--sandbox", "none", "-j", "0", *(["--keep-stale"] if keep_stale else []))
+    assert again.exit_code == 0, again.output
+    if keep_stale:
+        assert "4 games, 4 stored and reused, 0 to play" in again.stderr
+        assert "4 stored games of its older engine kept" in again.stderr
+    else:
+        assert "game silk-road changed (its rules or arena's game loop): 4 games to play again" in again.stderr
+        assert {record["game_version"] for record in current_records("results/cup")} != {""}
+    assert len(current_records("results/cup")) == 4 and current_records("results/cup")[0]["id"] == before[0]["id"]
