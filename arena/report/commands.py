@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -91,6 +92,9 @@ def serve(results: str, host: str, port: int, verbose: bool, parent: int | None)
     from arena.report.plots import require_matplotlib
 
     require_matplotlib()
+    if parent is not None:  # beside a run: the run's processes come first when the cores are busy
+        with contextlib.suppress(OSError):
+            os.nice(10)
     if not os.path.isdir(results) and parent is None:
         raise ReportError(f"{results}: no such folder (expected a tournament's results folder, e.g. results/demo, "
                           f"or a results root, e.g. results)")

@@ -11,11 +11,12 @@ the builders are the static report's own (:mod:`arena.report.site`), so the
 live pages are the report's pages plus the poller script (``live.js``).
 
 Building is throttled so that a run storing a thousand games a second is not
-slowed: the data is read again at most every :data:`BUILD_EVERY` seconds and
-never more often than :data:`BUILD_SHARE` of the time (a build that took
-0.3 s waits 0.6 s before the next one); a chart is redrawn at most every
-:data:`CHART_EVERY` seconds. The progress line and the status bar come from
-``live.json``, fresh at every poll.
+slowed: the data is read again at most every :data:`BUILD_EVERY` seconds, and
+a build waits :data:`BUILD_SHARE` times its own CPU time before the next (a
+build that took 0.2 s waits 3 s); a chart is redrawn at most every
+:data:`CHART_EVERY` seconds (or :data:`CHART_SHARE` times its drawing). Beside
+a run the process also runs at a lower priority (nice 10). The progress line
+and the status bar come from ``live.json``, fresh at every poll.
 
 A :class:`LiveSite` is one folder, or a results root: then each subfolder
 holding a store is a :class:`LiveFolder` under ``/NAME/`` and ``/`` lists them.
@@ -53,11 +54,13 @@ SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
 #: seconds between two looks at the stores
 PULSE_EVERY = 0.5
 #: the data behind the pages is read again at most this often (seconds) ...
-BUILD_EVERY = 1.0
-#: ... and a build waits this many times its own duration before the next one (the server's share of a core)
-BUILD_SHARE = 2.0
-#: a chart is redrawn at most this often (seconds): matplotlib costs tens of milliseconds a chart
-CHART_EVERY = 10.0
+BUILD_EVERY = 2.0
+#: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/16 of a core
+BUILD_SHARE = 15.0
+#: a chart is redrawn at most this often (seconds) ...
+CHART_EVERY = 30.0
+#: ... and waits this many times its own drawing's duration (matplotlib: 0.1 to 1 s a chart)
+CHART_SHARE = 50.0
 #: replay pages kept in memory (each is drawn from its record on first request)
 REPLAY_CACHE = 64
 LIVE_JSON = "live.json"
@@ -224,7 +227,7 @@ class LiveFolder:
         now = time.monotonic()
         if self.data is not None and now - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took):
             return self.data
-        started = time.monotonic()
+        started = time.thread_time()  # CPU time: what the build takes from a run sharing the cores
         try:
             reader = self._reader()
             with reader.snapshot():  # one state of the store for every part of the pages
@@ -244,7 +247,7 @@ class LiveFolder:
         self.data = (version, data, extra, drawers)
         self.pages = {}
         self.built_at = time.monotonic()
-        self.build_took = self.built_at - started
+        self.build_took = time.thread_time() - started
         return self.data
 
     def _reader(self) -> ReadOnlyStore:
@@ -290,9 +293,10 @@ class LiveFolder:
             kept = self.charts.get(path)
             now = time.monotonic()
             if kept is None or (kept[1].version != data[0] and now - kept[0] >= max(CHART_EVERY,
-                                                                                   BUILD_SHARE * self.chart_took)):
+                                                                                   CHART_SHARE * self.chart_took)):
+                began = time.thread_time()
                 svg = data[3][path]()
-                self.chart_took = time.monotonic() - now
+                self.chart_took = time.thread_time() - began
                 kept = (now, Answer(svg.encode("utf-8"), "image/svg+xml", data[0]))
                 self.charts[path] = kept
             return kept[1]

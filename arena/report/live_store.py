@@ -49,6 +49,7 @@ class ReadOnlyStore(Store):
                              "(`arena leaderboard FOLDER` brings an older one up to date)")
         self.identity = file_identity(path)
         self.carried: dict[tuple[str, str], CarriedRatings] = {}
+        self.memo: dict[str, list[tuple[int, str, int]]] | None = None  # placings read in the current snapshot
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -82,14 +83,24 @@ class ReadOnlyStore(Store):
         return int(self.query("SELECT MIN(g.current + 1) FROM games g WHERE g.current IS NOT NULL AND NOT EXISTS "
                               "(SELECT 1 FROM games h WHERE h.current = g.current + 1)")[0][0])
 
+    def placings(self, game: str) -> list[tuple[int, str, int]]:
+        """:meth:`Store.placings`, read once per snapshot (the standings and the rating chart both need them)."""
+        if self.memo is None:
+            return super().placings(game)
+        if game not in self.memo:
+            self.memo[game] = super().placings(game)
+        return self.memo[game]
+
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
         """One read transaction: every query inside sees the store as it was at its first (a consistent page)."""
         with sqlite_errors(self.path):
             self.db.execute("BEGIN")
+        self.memo = {}
         try:
             yield
         finally:
+            self.memo = None
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("COMMIT")
 
