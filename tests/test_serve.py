@@ -385,6 +385,11 @@ def test_a_tournament_served_beside_its_run_updates_the_open_page(browser, tmp_p
         games_before = overall_games(driver)
         assert poll(lambda: played_count(driver) > first, 20), "the played count did not move"
         assert poll(lambda: overall_games(driver) != games_before, 20), "no standings row changed"
+        stored = json.loads(urllib.request.urlopen(url + "live.json", timeout=10).read())["stored"]
+        assert stored < 12, "the run ended before the page could be timed"
+        # within 5 s of the store holding `stored` games, the page counts them, in its progress and its standings
+        assert poll(lambda: played_count(driver) >= stored, 5)
+        assert poll(lambda: sum(int(games) for games in overall_games(driver).values()) >= 3 * stored, 5)
         assert driver.execute_script("return window.stillTheSamePage === true")  # updated without reloading
         assert poll(lambda: "Live: updated" in driver.find_element("id", "live-status").text, 5)
         fault = poll(lambda: [cell.text for cell in driver.find_elements(
