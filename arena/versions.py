@@ -377,7 +377,7 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
     files = set(named)
     for folder in _named_paths(argv):
         if os.path.isdir(folder) and folder != base_dir:  # a bot given as its folder (``node bot/``)
-            files.update(_walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES))
+            files.update(_program_folder(folder))
     if entrant.files:
         for pattern in entrant.files:
             files.update(path for path in glob.glob(os.path.join(base_dir, pattern), recursive=True)
@@ -392,8 +392,24 @@ def cmd_files(entrant: Entrant, base_dir: str | None = None) -> list[str]:
         return sorted(files)
     folder = os.path.dirname(program)
     if folder != base_dir:
-        files.update(_walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES))
+        files.update(_program_folder(folder))
     return sorted(files)
+
+
+def _program_folder(folder: str) -> list[str]:
+    """Every file of a ``cmd:`` bot's folder, or none when it holds more than ``MAX_FOLDER_FILES`` files or
+    ``MAX_FOLDER_BYTES`` bytes (then only the files its command line names count; said once in the log)."""
+    found = _walk(folder, lambda name: True, MAX_FOLDER_FILES, MAX_FOLDER_BYTES)
+    try:
+        capped = not found and any(True for _ in os.scandir(folder))
+    except OSError:
+        capped = False
+    if capped and folder not in _warned:
+        _warned.add(folder)
+        log.warning("%s holds more than %d files or %d MB: too big to be a cmd: bot's own folder, its version "
+                    "covers the files its command line names (list the others with files = [...] in its entry)",
+                    folder, MAX_FOLDER_FILES, MAX_FOLDER_BYTES >> 20)
+    return found
 
 
 def _named_paths(argv: list[str]) -> list[str]:

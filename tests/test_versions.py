@@ -128,10 +128,11 @@ def test_files_in_a_tournament_entry_name_the_bots_files(plugins, bot_folder):
     assert entrant_version(entrant, plugins) != before
 
 
-def test_a_folder_too_big_to_be_a_bots_own_falls_back_to_the_named_files(plugins, bot_folder, monkeypatch):
+def test_a_folder_too_big_to_be_a_bots_own_falls_back_to_the_named_files(plugins, bot_folder, monkeypatch, caplog):
     monkeypatch.setattr(versions, "MAX_FOLDER_FILES", 1)
     entrant = parse_spec("mine=cmd:python3 bot/main.py", plugins, base_dir=str(bot_folder))
     assert [path.rpartition("/")[2] for path in cmd_files(entrant)] == ["main.py"]
+    assert any("too big to be a cmd: bot's own folder" in record.message for record in caplog.records)
 
 
 # -- py: bots --
