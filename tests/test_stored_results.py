@@ -346,4 +346,4 @@ def test_a_store_from_a_newer_arena_is_refused_in_one_line(isolated):
     result = run("leaderboard", "results/new")
     assert result.exit_code == 2
     assert result.output == ("Error: results/new/results.sqlite was written by a newer arena (store format 99, "
-                             "this arena reads up to 3); upgrade arena to read it\n")
+                             "this arena reads up to 4); upgrade arena to read it\n")

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from arena.errors import StoreError
 from arena.report.carried import CarriedRatings, RatingPass
-from arena.runs.store import SCHEMA_VERSION, STORE_FILE, Store, sqlite_errors
+from arena.runs.store import READ_AS_THEY_ARE, SCHEMA_VERSION, STORE_FILE, Store, sqlite_errors
 from arena.standings.raters import DEFAULT_RATER
 
 #: how long a read waits for a lock before the page says the store is locked (milliseconds)
@@ -41,7 +41,7 @@ class ReadOnlyStore(Store):
             except BaseException:
                 self.db.close()
                 raise
-        if version != SCHEMA_VERSION:
+        if version not in READ_AS_THEY_ARE:
             self.db.close()
             if version == 0:
                 raise StoreError(f"{path} holds no results yet (its run is making it)")

@@ -169,10 +169,23 @@ class RunLog:
         file_handler.setFormatter(logging.Formatter(LINE_FORMAT))
         file_handler.addFilter(GameFilter())
         self.handler = BoundedQueueHandler("arena-log", file_handler)
+        self.file_handler = file_handler
         self.arena_logger = logging.getLogger("arena")
         self.previous_level = self.arena_logger.level
         self.arena_logger.setLevel(logging.INFO)
         logging.getLogger().addHandler(self.handler)
+
+    def write(self, text: str) -> None:
+        """Append lines already formatted as :data:`LINE_FORMAT` formats a record (a worker's "finished" lines,
+        made where its games were played: the main process then only writes them), under the file's lock."""
+        handler = self.file_handler
+        handler.acquire()
+        try:
+            if handler.stream is not None:
+                handler.stream.write(text)
+                handler.stream.flush()
+        finally:
+            handler.release()
 
     def close(self) -> None:
         logging.getLogger().removeHandler(self.handler)

@@ -145,32 +145,41 @@ class _Sink:
     """
 
     def __init__(self, store: Store, outcome: RunOutcome, progress: Progress,
-                 on_game: Callable[[FinishedGame], None] | None) -> None:
+                 on_game: Callable[[FinishedGame], None] | None, run_log: RunLog | None = None) -> None:
         self.store = store
         self.outcome = outcome
         self.progress = progress
         self.on_game = on_game
+        self.run_log = run_log if log.isEnabledFor(logging.INFO) else None
         self.waiting: list[FinishedGame] = []
+        self.lines: list[str] = []
         self.since = 0.0
 
     def done(self, finished: FinishedGame) -> None:
-        if not self.waiting:
+        waiting = self.waiting
+        if not waiting:
             self.since = time.monotonic()
-        self.waiting.append(finished)
-        if len(self.waiting) >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
+        waiting.append(finished)
+        if len(waiting) >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
         self.outcome.played += 1
-        log_finished(finished)
-        result = finished.record["result"]
-        self.progress.game_done(finished.record["players"], result["ranks"])
+        if finished.packed is None or self.run_log is None:
+            log_finished(finished)
+        else:
+            self.lines.append(finished.packed.line)
+        record = finished.record
+        self.progress.game_done(record["players"], record["result"]["ranks"])
         if self.on_game is not None:
             self.on_game(finished)
 
     def flush(self) -> None:
-        """Store the games waiting, in one transaction."""
+        """Store the games waiting, in one transaction; then write their log lines, made where they were played."""
         if self.waiting:
             self.store.add_many(self.waiting)
             self.waiting = []
+        if self.lines and self.run_log is not None:
+            self.run_log.write("".join(self.lines))
+            self.lines = []
 
     def failed(self, spec: GameSpec, reason: str) -> None:
         self.outcome.failed.append(f"{spec.id}: {reason}")
@@ -183,8 +192,10 @@ class _Sink:
 def log_finished(finished: FinishedGame) -> None:
     """Log one line for a game that ended, as if the process that played it had (its name, its game).
 
-    The line is made here, where the game arrives, rather than in the worker:
-    sending a log record from a worker to the log's owner cost a millisecond
+    A game packed where it was played brings its line with it (the sink
+    writes those lines in batches, straight to the run's log file); this is
+    for one that does not.
+    Sending a log record from a worker to the log's owner cost a millisecond
     game about 5% of its time.
     """
     if not log.isEnabledFor(logging.INFO):
@@ -248,10 +259,10 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
     try:
         log.info("%s: %d games to play of %d, %d reused, %s", store.meta("name"), len(pending), len(specs),
                  outcome.reused, type(pool).__name__)
-        sink = _Sink(store, outcome, progress, on_game)
+        sink = _Sink(store, outcome, progress, on_game, run_log)
         with _stop_on_signals(pool, outcome):
             try:
-                outcome.interrupted = pool.run(handed_out(), sink, len(pending))
+                outcome.interrupted = pool.run(handed_out(), sink, len(pending), table=pending)
             finally:
                 try:
                     sink.flush()

@@ -12,13 +12,12 @@ import logging
 import os
 import threading
 import time
-
-import orjson
 from typing import Any
 
 from arena.match import Limits, play_game
 from arena.plugins import Plugins, get_plugins
 from arena.runs.logs import game_context
+from arena.runs.packed import pack
 from arena.runs.spec import SUMMARY_KEYS, GameSpec, Outcome
 from arena.seating import SeatPool, close_seats
 
@@ -74,9 +73,10 @@ def play_record(spec: GameSpec) -> dict[str, Any]:
 def play_spec(spec: GameSpec, worker: str = "") -> Outcome:
     """Play one spec; its record, or why it failed (logged with the game's id).
 
-    A game that ends is logged by the process that receives it
-    (:func:`arena.runs.loop.log_finished`), not here: a log record sent from a
-    worker costs more than a fast game's bookkeeping.
+    The record is packed here for the store (:func:`arena.runs.packed.pack`:
+    compressed, with its rows and its "finished" log line, which the process
+    that receives it writes): a log record sent from a worker, or the
+    record's JSON sent whole, costs more than a fast game's bookkeeping.
     """
     began = time.perf_counter()
     try:
@@ -87,4 +87,4 @@ def play_spec(spec: GameSpec, worker: str = "") -> Outcome:
         return Outcome(spec.order, None, f"{type(error).__name__}: {error}", time.perf_counter() - began, worker)
     seconds = time.perf_counter() - began
     summary = {key: record[key] for key in SUMMARY_KEYS}
-    return Outcome(spec.order, summary, "", seconds, worker, orjson.dumps(record))
+    return Outcome(spec.order, summary, "", seconds, worker, pack(spec.id, record, spec.versions, seconds, worker))

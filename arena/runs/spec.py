@@ -21,6 +21,7 @@ from typing import Any, Iterable, Protocol
 
 from arena.entrants import Entrant
 from arena.match import Limits
+from arena.runs.packed import PackedGame
 
 
 @dataclass(frozen=True)
@@ -71,25 +72,25 @@ def _limits_dict(limits: Limits) -> dict[str, Any]:
 class FinishedGame:
     """A played game: its spec, its record (protocol.md section 6), seconds of play and the worker's name.
 
-    A worker sends the whole record as JSON (``record_json``, made once where
-    the game was played, stored as it is) and ``record`` holds only what the
-    main process reads of it (``players``, ``result``, ``faults``): unpickling
-    every move of every game cost the main process more than storing it.
-    Without ``record_json``, ``record`` is the whole record.
+    A worker sends the record packed for the store (``packed``: compressed,
+    with its rows and log line, made once where the game was played; see
+    :mod:`arena.runs.packed`) and ``record`` holds only what the main process
+    reads of it (``players``, ``result``, ``faults``): the main process of a
+    run only inserts, counts and logs. Without ``packed``, ``record`` is the whole record.
     """
 
     spec: GameSpec
     record: dict[str, Any]
     seconds: float = 0.0
     worker: str = ""
-    record_json: bytes = b""
+    packed: PackedGame | None = None
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What a worker sends back for one spec, found again by its ``order``: a record, or why it failed.
 
-    ``record`` is the record's summary (:data:`SUMMARY_KEYS`) and ``record_json`` the whole record as JSON.
+    ``record`` is the record's summary (:data:`SUMMARY_KEYS`) and ``packed`` the whole record packed for the store.
     """
 
     order: int
@@ -97,15 +98,15 @@ class Outcome:
     failure: str = ""
     seconds: float = 0.0
     worker: str = ""
-    record_json: bytes = b""
+    packed: PackedGame | None = None
 
     def finished(self, spec: GameSpec) -> FinishedGame:
         """The finished game of ``spec`` (whose outcome this is, with a record)."""
         assert self.record is not None
-        return FinishedGame(spec, self.record, self.seconds, self.worker, self.record_json)
+        return FinishedGame(spec, self.record, self.seconds, self.worker, self.packed)
 
 
-#: what the main process reads of a record: the rest travels as JSON, straight to the store
+#: what the main process reads of a record: the rest travels packed, straight to the store
 SUMMARY_KEYS = ("id", "players", "result", "faults")
 
 

@@ -6,7 +6,9 @@ Tables (schema version :data:`SCHEMA_VERSION`):
   secret when it has one (never printed or exported);
 - ``games``: one row per game ever played here, keyed by its spec's ``key``
   (a hash of everything that decided it: :attr:`arena.runs.spec.GameSpec.key`),
-  with its id, table, deal, rotation, record, the game's version (empty for
+  with its id, table, deal, rotation, record (zlib-compressed JSON text from
+  format 4 on, the JSON text itself before: :mod:`arena.runs.packed` reads
+  both), the game's version (empty for
   a game stored before games had versions: format 2) and ``current``: its place in the
   schedule of the latest run, or NULL for history (a game of a bot's older
   code, or of a table no longer scheduled) that is kept but out of the standings;
@@ -36,10 +38,13 @@ import orjson
 
 from arena.errors import StoreError
 from arena.runs import seeds
+from arena.runs import packed as packing
 from arena.runs.spec import FinishedGame
 
 STORE_FILE = "results.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+#: store formats read as they are: format 3 differs only in keeping records as JSON text, which is read too
+READ_AS_THEY_ARE = (3, SCHEMA_VERSION)
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE games (
@@ -270,30 +275,10 @@ class Store:
         self.add_many([finished])
 
     def add_many(self, finished: list[FinishedGame]) -> None:
-        """Store finished games as current, in one transaction."""
+        """Store finished games as current, in one transaction (:func:`_insert_games`)."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self.transaction() as db:
-            for game in finished:
-                spec, record = game.spec, game.record
-                cursor = db.execute(
-                    "INSERT OR REPLACE INTO games (key, id, game, table_label, deal, rotation, current, record, "
-                    "finished, game_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order,
-                     (game.record_json or orjson.dumps(record)).decode(), now, spec.game_version))
-                row = cursor.lastrowid
-                result = record["result"]
-                fault_count = [0] * len(record["players"])
-                for fault in record["faults"]:
-                    fault_count[fault["seat"]] += 1
-                versions = list(spec.versions) or [""] * len(record["players"])
-                db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                    (row, seat, spec.game, bot, versions[seat], money, rank, fault_count[seat])
-                    for seat, (bot, money, rank) in enumerate(zip(record["players"], result["money"],
-                                                                  result["ranks"]))])
-                if record["faults"]:
-                    db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)", [
-                        (row, fault["seat"], fault["move"], fault["decision"], fault["kind"], str(fault["detail"]))
-                        for fault in record["faults"]])
+            _insert_games(db, finished, now)
 
     # -- games out --
 
@@ -326,17 +311,18 @@ class Store:
             cursor = self.db.execute(
                 f"SELECT record FROM games{clause} ORDER BY current IS NULL, current, row", args)
             for (record,) in cursor:
-                yield record
+                yield packing.record_text(record)
 
     def record(self, game_id: str) -> str | None:
         """The record (JSON text) of the game with this id (the current one, else the latest), or None."""
         rows = self.query("SELECT record FROM games WHERE id = ? ORDER BY current IS NULL, row DESC LIMIT 1",
                           (game_id,))
-        return rows[0][0] if rows else None
+        return packing.record_text(rows[0][0]) if rows else None
 
     def record_by_key(self, key: str) -> dict[str, Any]:
         """The record of the game stored under spec key ``key`` (which must be there)."""
-        record: dict[str, Any] = json.loads(self.query("SELECT record FROM games WHERE key = ?", (key,))[0][0])
+        record: dict[str, Any] = json.loads(packing.record_text(
+            self.query("SELECT record FROM games WHERE key = ?", (key,))[0][0]))
         return record
 
     def bot_totals(self, game: str | None = None) -> list[BotTotals]:
@@ -410,6 +396,43 @@ class Store:
                            (game, self._stamp(games), json.dumps(payload)))
         except StoreError:
             pass
+
+
+def _insert_games(db: sqlite3.Connection, finished: list[FinishedGame], now: str) -> None:
+    """Write finished games with their seats and faults: three statements for the lot, whatever their number.
+
+    A game arrives packed by the process that played it (its record
+    compressed, its rows made: :mod:`arena.runs.packed`); one that is not
+    (a library caller's) is packed here. Rows are numbered after the last one
+    stored, as SQLite would number them. A store of format 3 (records as JSON
+    text) becomes format 4 with its first compressed record: an older arena
+    then says the store is newer rather than failing on it.
+    """
+    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    row = db.execute("SELECT COALESCE(MAX(row), 0) FROM games").fetchone()[0]
+    games: list[tuple[Any, ...]] = []
+    seats: list[tuple[Any, ...]] = []
+    faults: list[tuple[Any, ...]] = []
+    for game in finished:
+        row += 1
+        spec, packed = game.spec, game.packed
+        if packed is None:
+            record = game.record
+            stored, seat_rows, fault_rows = (packing.compress(orjson.dumps(record)),
+                                             packing.seat_rows(record, tuple(spec.versions)),
+                                             packing.fault_rows(record))
+        else:
+            stored, seat_rows, fault_rows = packed.record, packed.seats, packed.faults
+        games.append((row, spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order, stored,
+                      now, spec.game_version))
+        seats.extend((row, seat, spec.game, *seat_row) for seat, seat_row in enumerate(seat_rows))
+        faults.extend((row, *fault_row) for fault_row in fault_rows)
+    db.executemany("INSERT OR REPLACE INTO games (row, key, id, game, table_label, deal, rotation, current, record, "
+                   "finished, game_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", games)
+    db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seats)
+    if faults:
+        db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)", faults)
 
 
 def _create_schema(db: sqlite3.Connection) -> None:
@@ -489,6 +512,8 @@ def open_store(folder: str) -> Store:
                 except StoreError:
                     if _writable_folder(os.path.dirname(path)):
                         raise  # a store that cannot be written is read as it is (only a run needs game versions)
+            elif version in READ_AS_THEY_ARE:
+                pass  # format 3 becomes format 4 with the first game stored (_insert_games)
             elif version > SCHEMA_VERSION:
                 raise StoreError(f"{path} was written by a newer arena (store format {version}, this arena reads "
                                  f"up to {SCHEMA_VERSION}); upgrade arena to read it")

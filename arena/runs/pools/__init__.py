@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Iterable, Iterator, Protocol
+from typing import Iterable, Iterator, Protocol, Sequence
 
 from arena.errors import WorkersError
 from arena.plugins import Plugins
@@ -23,7 +23,8 @@ class Pool(Protocol):
 
     jobs: int
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool: ...
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None,
+            table: Sequence[GameSpec] = ()) -> bool: ...
 
     def stop(self) -> None: ...
 

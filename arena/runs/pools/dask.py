@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
@@ -54,10 +54,12 @@ class ExecutorPool:
         """Ask the run to stop soon (Ctrl-C, SIGTERM): blocks not yet returned are cancelled."""
         self.stop_requested = True
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None,
+            table: Sequence[GameSpec] = ()) -> bool:
         """Play every spec; True when stopped early, False when all were played (or failed).
 
-        ``expected`` (how many specs come) lets the last blocks shrink so that the workers finish together.
+        ``expected`` (how many specs come) lets the last blocks shrink so that the workers finish together;
+        ``table`` changes nothing here (specs travel to another machine as they are).
         """
         self.sink = sink
         self.stop_requested = False

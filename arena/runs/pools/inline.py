@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import GameSpec, Sink
@@ -19,8 +19,10 @@ class InlinePool:
     def stop(self) -> None:
         self.stop_requested = True
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
-        """Play every spec, one after another; True when stopped early (``expected`` changes nothing here)."""
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None,
+            table: Sequence[GameSpec] = ()) -> bool:
+        """Play every spec, one after another; True when stopped early (``expected`` and ``table`` change nothing
+        here)."""
         self.stop_requested = False
         try:
             for spec in specs:

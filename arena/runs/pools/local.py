@@ -1,10 +1,14 @@
-"""The local pool: game specs played in ``-j N`` worker processes, each result handed back as it finishes.
+"""The local pool: game specs played in ``-j N`` worker processes, results handed back chunk by chunk.
 
 Each worker is a process forked from the main one (the ``fork`` start method,
 set explicitly: the tournament log needs it) with a pipe of its own. The main
-process hands every worker at most two tasks at a time (the one it plays and
-the next), so it always knows which games a worker holds; a worker sends back,
-per spec, its :class:`~arena.runs.spec.Outcome` (a record, or why the game failed).
+process hands every worker at most two chunks at a time (the one it plays and
+the next; a chunk is about 40 ms of play), so it always knows which games a
+worker holds; a worker sends back, per chunk, each spec's
+:class:`~arena.runs.spec.Outcome` (a record packed for the store, or why the
+game failed). A spec of the run's schedule travels as its place in it (the
+workers inherit the schedule when they fork). So the main process handles
+one message per chunk each way, whatever the number of games in it.
 
 Stopping (:meth:`LocalPool.stop`, which the run loop calls on Ctrl-C or SIGTERM): the main process sends each
 worker SIGINT and a ``None`` task. A worker in the middle of a game abandons
@@ -43,7 +47,7 @@ import signal
 import socket
 import time
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
 from arena.runs.logs import abandon_log_queue, use_fork
@@ -95,8 +99,16 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
 
 
 def _worker(conn: multiprocessing.connection.Connection, inherited: list[multiprocessing.connection.Connection],
-            core: int | None) -> None:
-    """A worker's life: play the tasks that come down ``conn`` until ``None``, a stop or a closed pipe."""
+            core: int | None, table: Sequence[GameSpec], playing: Any) -> None:
+    """A worker's life: play the chunks that come down ``conn`` until ``None``, a stop or a closed pipe.
+
+    A task is a spec, or its place in ``table`` (the run's specs, inherited
+    at the fork). The outcomes of a chunk go back together when it is done (or
+    when the worker stops): a message a game cost the main process more than
+    the game's bookkeeping. ``playing`` (shared memory) holds the order of the
+    game being played, -1 between games, so that the main process knows which
+    game a worker died in.
+    """
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
         other.close()
@@ -109,6 +121,8 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     signal.signal(signal.SIGINT, _on_stop_signal)
     signal.signal(signal.SIGTERM, _on_stop_signal)
     signal.signal(RETRY_SIGNAL, _on_stop_signal)
+    name = multiprocessing.current_process().name
+    outcomes: list[Outcome] = []
     try:
         while not _stopping:
             try:
@@ -121,22 +135,37 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
             for task in chunk:
                 if _stopping:
                     return
+                spec = table[task] if isinstance(task, int) else task
+                playing.value = spec.order
                 _playing = True
                 try:
-                    message = play_spec(task, multiprocessing.current_process().name)
+                    outcomes.append(play_spec(spec, name))
                 finally:
                     _playing = False
-                try:
-                    conn.send(message)
-                except OSError:
-                    abandon_log_queue()
-                    return
+                playing.value = -1
+            if not _send_outcomes(conn, outcomes):
+                return
     except StopRequested:
         log.info("stopped")
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         cancel_retry()
+        _send_outcomes(conn, outcomes)  # what was finished before a stop is stored
         close_pools()
+
+
+def _send_outcomes(conn: multiprocessing.connection.Connection, outcomes: list[Outcome]) -> bool:
+    """Send the outcomes played since the last message (emptying the list); False when the main process is gone."""
+    if not outcomes:
+        return True
+    try:
+        conn.send(outcomes[:])
+    except OSError:
+        abandon_log_queue()
+        return False
+    finally:
+        outcomes.clear()
+    return True
 
 
 
@@ -163,14 +192,19 @@ class LocalPool:
         self.core_of: dict[Any, int | None] = {}  # process -> the core it is pinned to
         self.pinned = False  # whether workers are pinned to cores (run() decides)
         self.stop_requested = False
+        self.table: Sequence[GameSpec] = ()  # the run's specs, which workers inherit: a task goes as its place
+        self.places: dict[int, int] = {}  # id of a spec of the table -> its place in it
+        self.playing: dict[Any, Any] = {}  # process -> the shared order of the game it plays (-1: none)
 
     def _spawn(self) -> None:
         mine, theirs = self.context.Pipe()
         self.spawned += 1
         core = self._free_core()
-        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core),
+        playing = self.context.RawValue("q", -1)
+        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core, self.table, playing),
                                        name=f"worker-{self.spawned}")
         self.core_of[process] = core
+        self.playing[process] = playing
         process.start()
         theirs.close()
         self.links[mine] = process
@@ -199,7 +233,12 @@ class LocalPool:
                 if not held:
                     self._send(conn, None)
                 return
-            message = _pickled(chunk, self.returned)
+            cut: list[Any] = []
+            refs: list[Any] = [self.places.get(id(task), task) for task in chunk]
+            message = _pickled(refs, cut)
+            if cut:  # too many bytes: the specs cut from its end go first next time
+                self.returned[:0] = chunk[len(refs):]
+                del chunk[len(refs):]
             for task in chunk:
                 held[task.order] = task
             chunks.append(len(chunk))
@@ -213,13 +252,20 @@ class LocalPool:
         except OSError:
             pass  # the worker died; its sentinel tells the loop
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None) -> bool:
+    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None,
+            table: Sequence[GameSpec] = ()) -> bool:
         """Play every spec; True when stopped early (:meth:`stop`), False when all were played.
 
         ``expected`` (how many specs will come, when known) keeps the pool from
-        starting more workers than games. Whatever happens (an error in the sink
+        starting more workers than games. ``table``, when given, holds the
+        specs that will come (the run's schedule): the workers inherit it when
+        they fork, and a spec of it goes to a worker as its place in it, not
+        pickled (pickling every spec cost the main process more than a fast
+        game's bookkeeping). Whatever happens (an error in the sink
         included), the workers are stopped before it returns.
         """
+        self.table = table
+        self.places = {id(spec): place for place, spec in enumerate(table)}
         tasks = iter(specs)
         first = next(tasks, None)
         if first is None:
@@ -269,22 +315,23 @@ class LocalPool:
         return self.sink
 
     def _receive(self, conn: Any, tasks: Iterator[GameSpec] | None) -> bool:
-        """Handle one message from a worker; False when its pipe is closed (the worker is gone)."""
+        """Handle one message from a worker (a chunk's outcomes); False when its pipe is closed (the worker is gone)."""
         try:
-            outcome: Outcome = conn.recv()
+            outcomes: list[Outcome] = conn.recv()
         except (EOFError, OSError):
             return False
         process = self.links[conn]
-        spec = self.held[process].pop(outcome.order)
-        chunks = self.chunks[process]
-        chunks[0] -= 1
-        if not chunks[0]:
-            chunks.pop(0)
-        self.timing.played(outcome.seconds)
-        if outcome.record is not None:
-            self._sink.done(outcome.finished(spec))
-        else:
-            self._sink.failed(spec, outcome.failure)
+        held, chunks, sink, timing = self.held[process], self.chunks[process], self._sink, self.timing
+        for outcome in outcomes:
+            spec = held.pop(outcome.order)
+            chunks[0] -= 1
+            if not chunks[0]:
+                chunks.pop(0)
+            timing.played(outcome.seconds)
+            if outcome.record is not None:
+                sink.done(outcome.finished(spec))
+            else:
+                sink.failed(spec, outcome.failure)
         if tasks is not None and not self.stop_requested:
             self._give(conn, tasks)
         return True
@@ -292,8 +339,9 @@ class LocalPool:
     def _bury(self, process: Any, tasks: Iterator[GameSpec] | None) -> None:
         """A worker exited: drain what it sent, fail the game it was playing, replace it.
 
-        A worker plays its tasks in the order given, so the first it still holds
-        is the one it died in; the others were never started and go to another worker.
+        The game it died in is the one its shared ``playing`` value names; the
+        others it held (played but not yet sent with their chunk, or never
+        started) go to another worker.
         """
         conn = next(conn for conn, owner in self.links.items() if owner is process)
         while conn.poll() and self._receive(conn, None):
@@ -302,12 +350,16 @@ class LocalPool:
         del self.links[conn]
         conn.close()
         held = self.held.pop(process)
+        order = self.playing.pop(process).value
         del self.chunks[process]
         del self.core_of[process]
         if self.stop_requested:
             return
         if held:
-            playing, *unstarted = held.values()
+            # the game it was playing, else (it died between games) the first it held; the others, played but
+            # not sent or never started, are played again (a game is a function of its spec)
+            playing = held.pop(order) if order in held else held.pop(next(iter(held)))
+            unstarted = list(held.values())
             log.error("worker %s died (exit code %s) while playing game %s", process.name, process.exitcode,
                       playing.id)
             self._sink.failed(playing, f"its worker process died (exit code {process.exitcode})")

@@ -1,0 +1,117 @@
+"""Stored records are compressed where they are played, and stores of the previous format read the same.
+
+A store of format 3 (arena before this change) keeps each record as its JSON
+text; format 4 keeps it zlib-compressed. Every test runs real ``arena run``
+commands; the previous format is made from a run's store by writing each
+record back as the text the previous writer stored (``orjson`` of the record)
+and marking the store format 3.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import zlib
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import cli
+from arena.runs.store import SCHEMA_VERSION, open_store
+from tournament_files import write_tournament
+
+BOTS = ['spec = "random"', 'spec = "r2=random"', 'spec = "r3=random"', 'spec = "r4=random"']
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def play(tmp_path: Path, deals: int) -> Path:
+    """A random Modern Art tournament for four, played with two workers; its results folder."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = write_tournament(tmp_path, BOTS, "modern-art:4", deals=deals, name="cup")
+    run("run", path, "--sandbox", "none", "-j", "2", "--results", str(tmp_path / "results"))
+    return tmp_path / "results" / "cup"
+
+
+def column_types(folder: Path) -> set[str]:
+    db = sqlite3.connect(folder / "results.sqlite")
+    try:
+        return {kind for (kind,) in db.execute("SELECT DISTINCT typeof(record) FROM games")}
+    finally:
+        db.close()
+
+
+def previous_format(folder: Path, into: Path) -> Path:
+    """A copy of ``folder`` whose store is as the previous writer left it: records as JSON text, format 3."""
+    shutil.copytree(folder, into)
+    for leftover in ("leaderboard.json", "leaderboard.md", "leaderboard.csv"):
+        (into / leftover).unlink(missing_ok=True)
+    db = sqlite3.connect(into / "results.sqlite")
+    try:
+        rows = db.execute("SELECT row, record FROM games").fetchall()
+        db.executemany("UPDATE games SET record = ? WHERE row = ?",
+                       [(zlib.decompress(record).decode("utf-8"), row) for row, record in rows])
+        db.execute("DELETE FROM figures")
+        db.execute("PRAGMA user_version = 3")
+        db.commit()
+    finally:
+        db.close()
+    return into
+
+
+def test_records_are_stored_compressed_and_small(tmp_path):
+    folder = play(tmp_path, deals=10)
+    assert column_types(folder) == {"blob"}
+    db = sqlite3.connect(folder / "results.sqlite")
+    try:
+        sizes = db.execute("SELECT length(record) FROM games").fetchall()
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    finally:
+        db.close()
+    texts = [len(line.encode()) for line in run("export", str(folder)).splitlines()]
+    assert len(sizes) == len(texts) == 40
+    assert sum(size for (size,) in sizes) * 4 < sum(texts)  # a random four-player game: 11-12 KB of JSON, 1.2 KB
+    assert max(size for (size,) in sizes) < 2_000
+
+
+def test_a_store_of_the_previous_format_reads_the_same(tmp_path):
+    folder = play(tmp_path / "now", deals=5)
+    old = previous_format(folder, tmp_path / "old" / "cup")
+    assert column_types(old) == {"text"}
+    exported = run("export", str(folder))
+    assert run("export", str(old)) == exported  # byte for byte
+    assert len(exported.splitlines()) == 20
+    replayed = CliRunner().invoke(cli, ["replay", "-", "--quiet"], input=exported)
+    assert replayed.output.strip() == "20 of 20 records replay exactly"
+    game_id = json.loads(exported.splitlines()[7])["id"]
+    assert run("show", str(old), game_id) == run("show", str(folder), game_id)
+    for form in ("json", "csv", "markdown"):
+        assert run("leaderboard", str(old), "--format", form) == run("leaderboard", str(folder), "--format", form)
+    store = open_store(str(old))  # reading leaves the previous format as it was
+    try:
+        assert store.record(game_id) == json.dumps(json.loads(store.record(game_id)), separators=(",", ":"))
+    finally:
+        store.close()
+    assert column_types(old) == {"text"}
+
+
+def test_a_store_of_the_previous_format_takes_new_games(tmp_path):
+    folder = play(tmp_path / "now", deals=3)
+    old = previous_format(folder, tmp_path / "old" / "results" / "cup")
+    before = run("export", str(old))
+    path = write_tournament(tmp_path / "old", BOTS, "modern-art:4", deals=5, name="cup")
+    run("run", path, "--sandbox", "none", "-j", "2", "--results", str(tmp_path / "old" / "results"))
+    assert column_types(old) == {"text", "blob"}
+    db = sqlite3.connect(old / "results.sqlite")
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        db.close()
+    after = run("export", str(old)).splitlines()
+    assert len(after) == 20 and set(before.splitlines()) <= set(after)
+    assert run("export", str(play(tmp_path / "fresh", deals=5))).splitlines() == after
