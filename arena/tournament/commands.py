@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from dataclasses import replace
 
 import click
 
@@ -29,9 +30,15 @@ from arena.tournament.config import load_tournament
 @click.argument("tournament_file", metavar="TOURNAMENT.toml")
 @run_options
 @serve_options
+@click.option("--disqualify-broken", is_flag=True,
+              help='An entry that cannot start is disqualified and the rest play (listed as not entered, with '
+                   'why)  [default: the file\'s on_broken_entry, "refuse": the run stops, exit 2]')
+@click.option("--keep-stale", is_flag=True,
+              help="Keep stored games whose game changed since (its rules or arena's game loop: `arena games` "
+                   "shows the versions) instead of playing them again; a line says how many.")
 @click.pass_context
 def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: str | None, sandbox: str, root: str,
-        fresh: bool) -> None:
+        fresh: bool, disqualify_broken: bool, keep_stale: bool) -> None:
     """Play a tournament file in parallel, store every game, and print the leaderboards.
 
     The file (TOML) names the tournament, its seed, format (round-robin,
@@ -42,10 +49,19 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
     Every game goes to ROOT/NAME/results.sqlite as it finishes. Running the same
     file again resumes: games already stored are not played again. After a
     change to the file or a bot, only the games it changed are played again;
-    the old ones stay in the store as history (--fresh discards them). At the end (or after
+    the old ones stay in the store as history (--fresh discards them). The
+    same holds for a changed game: its rules or arena's own game loop (their
+    versions are in `arena games`); --keep-stale keeps such games. At the end (or after
     Ctrl-C or SIGTERM, which stop cleanly and keep finished games, exit status
     130 or 143) the leaderboards are written to ROOT/NAME/leaderboard.md, .csv
-    and .json and printed. Workers log to ROOT/NAME/arena.log. Example:
+    and .json and printed. Workers log to ROOT/NAME/arena.log.
+
+    Every entry is started once before the first game. One that cannot start
+    refuses the whole run (exit 2, nothing stored: right for CI); with
+    --disqualify-broken, or on_broken_entry = "disqualify" in the file's
+    [tournament], it is disqualified instead, the others play, and the
+    leaderboards and the report list it as not entered, with the reason.
+    Example:
 
     \b
       arena run tournaments/demo.toml -j 2
@@ -57,9 +73,12 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
     beside = start_beside(ctx, os.path.join(root, tournament.name), lambda line: click.echo(line, err=True))
+    if disqualify_broken:
+        tournament = replace(tournament, on_broken_entry="disqualify")
     with bot_prints_to_stderr():
         outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
-                                 fresh=fresh, announce=lambda line: click.echo(line, err=True))
+                                 fresh=fresh, announce=lambda line: click.echo(line, err=True),
+                                 keep_stale=keep_stale)
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store)

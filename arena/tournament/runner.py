@@ -17,10 +17,10 @@ from typing import Callable, Iterator, TextIO
 
 from arena.errors import SandboxError
 from arena.plugins import Plugins
-from arena.preflight import check_entrants
+from arena.preflight import broken_entrants, check_entrants
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
-from arena.runs.reuse import plan_reuse
+from arena.runs.reuse import keep_stale_games, plan_reuse
 from arena.runs.store import Store, create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
@@ -29,7 +29,7 @@ from arena.tournament.ladder import run_ladder
 from arena.tournament.live_ratings import LiveRatings
 from arena.tournament.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
-from arena.versions import entrant_versions
+from arena.versions import entrant_versions, game_versions
 
 log = logging.getLogger("arena.tournament")
 
@@ -64,7 +64,8 @@ def seed_line(seed: int | None, folder: str) -> str:
 def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "results", jobs: int | None = None,
                    scheduler: str | None = None, sandbox: str = "process", fresh: bool = False,
                    progress_stream: TextIO | None = None, progress_every: float = 30.0,
-                   pool: Pool | None = None, announce: Callable[[str], None] = log.info) -> RunOutcome:
+                   pool: Pool | None = None, announce: Callable[[str], None] = log.info,
+                   keep_stale: bool = False) -> RunOutcome:
     """Play every game of ``tournament`` not yet stored in ``ROOT/NAME`` and store it.
 
     :param jobs: worker processes (``0``: in this process; with ``scheduler``: blocks of games at once).
@@ -73,28 +74,35 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     :param progress_stream: where progress goes (default stderr; a bar if it is a terminal).
     :param pool: play through this pool instead of the one ``jobs`` and ``scheduler`` choose.
     :param announce: where the lines said before playing go (what is reused, what changed, where results go).
+    :param keep_stale: reuse stored games that differ only by the game's version (an older engine) instead of
+        playing them again (``--keep-stale``).
     """
     check_results_folder(root, tournament.name, "tournament", fresh)
     with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
         check_protections(tournament, sandbox, announce)
-        _check_bots(tournament, plugins, sandbox)  # before the folder is made: a broken bot leaves nothing behind
+        # before the folder is made: a broken bot leaves nothing behind (or, disqualified, is left out)
+        tournament, disqualified = _check_bots(tournament, plugins, sandbox, announce)
         with results_folder(root, tournament.name, fresh) as folder:
             store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
                                             "definition": tournament.definition()})
             try:
+                store.set_meta({"disqualified": disqualified})  # the leaderboard and report list them
                 return _run(tournament, plugins, store, folder, chosen, sandbox, announce,
                             lambda tally, label: make_progress(f"{tournament.name}{label}", tally,
-                                                               progress_stream, progress_every))
+                                                                  progress_stream, progress_every),
+                            keep_stale)
             finally:
                 store.close()
 
 
 def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, pool: Pool, sandbox: str,
-         announce: Callable[[str], None], progress: Callable[[Tally, str], Progress]) -> RunOutcome:
+         announce: Callable[[str], None], progress: Callable[[Tally, str], Progress], keep_stale: bool = False
+         ) -> RunOutcome:
     """The run inside its folder: the schedule under the run's secret, what is reused, the check, the play."""
     secret = store.run_secret(tournament.seed)
     schedule = build_schedule(tournament, plugins, secret)
     versions = dict(zip([e.name for e in tournament.entrants], entrant_versions(tournament.entrants, plugins)))
+    versions.update(game_versions([entry.name for entry in tournament.games], plugins))  # the games' engines too
     announce(seed_line(tournament.seed, folder))
     if tournament.format == "ladder":
         store.set_meta({"plan": schedule.summary(), "versions": versions})
@@ -103,7 +111,10 @@ def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, po
     specs = schedule.specs(sandbox, plugins, secret, versions)
     store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
     stored = store.stored_games()
-    reuse = plan_reuse(specs, stored)
+    stale_kept: dict[str, int] = {}
+    if keep_stale:
+        specs, stale_kept = keep_stale_games(specs, stored)
+    reuse = plan_reuse(specs, stored, stale_kept)
     for line in reuse.lines(folder):
         announce(line)
     totals = store.bot_totals()
@@ -127,7 +138,19 @@ def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: 
         yield chosen
 
 
-def _check_bots(tournament: Tournament, plugins: Plugins, sandbox: str) -> None:
-    """Start every entry once as its games will (:func:`arena.preflight.check_entrants`), before any game."""
-    check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
-                   os.path.dirname(os.path.abspath(tournament.path)))
+def _check_bots(tournament: Tournament, plugins: Plugins, sandbox: str, announce: Callable[[str], None]
+                ) -> tuple[Tournament, dict[str, str]]:
+    """Start every entry once as its games will (:func:`arena.preflight.check_entrants`), before any game.
+
+    One that cannot play refuses the run, or, with ``on_broken_entry = "disqualify"``, is left out: the
+    tournament without it, and the entries left out (name -> why).
+    """
+    base_dir = os.path.dirname(os.path.abspath(tournament.path))
+    if tournament.on_broken_entry != "disqualify":
+        check_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits, base_dir)
+        return tournament, {}
+    broken = broken_entrants(tournament.entrants, list(tournament.games), plugins, sandbox, tournament.limits,
+                             base_dir)
+    for name, cause in broken.items():
+        announce(f"disqualified: bot {name} cannot play, the others play on: {cause}")
+    return tournament.without(broken, plugins), broken
