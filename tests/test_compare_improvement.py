@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -82,3 +83,16 @@ def test_contradicting_the_flag_is_one_line_exit_2(tmp_path):
         assert result.exit_code == 2
         assert message in result.output and "Traceback" not in result.output
         assert not any(Path(tmp_path).iterdir())  # refused before anything is made
+
+
+def test_the_report_of_an_improvement_test_says_which_question_it_answered(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = run(*MA4, "--candidate", "appraiser", "--baseline", "random", "--improvement", "--name", "gain",
+                 "--results", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    site = run("report", str(tmp_path / "gain"), "--out", str(tmp_path / "site"))
+    assert site.exit_code == 0, site.output
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert "<strong>IMPROVEMENT</strong>: the SPRT accepted H1, an improvement" in page
+    assert "is the candidate better than the baseline? (an improvement test)" in page
+    assert "H1, improvement (Elo-like 20)" in page and "H0, no gain (0)" in page
