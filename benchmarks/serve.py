@@ -38,6 +38,8 @@ import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
+#: seconds after the site's address is printed before its steady cost is measured
+WARM_UP = 3.0
 RATE = re.compile(r"played in \S+ \(([\d.]+) games/s\)")
 ADDRESS = re.compile(r"live site of \S+ at (http://\S+)")
 
@@ -51,7 +53,8 @@ def tournament(folder: Path, deals: int) -> Path:
 
 
 class Poller(threading.Thread):
-    """What an open page does: live.json every second; on a change, the page and its charts."""
+    """What an open page does (live.js): live.json every second; when the page it would get changed, the page
+    and its charts (asked for anew once a minute at most)."""
 
     def __init__(self, url: str) -> None:
         super().__init__(daemon=True)
@@ -59,6 +62,7 @@ class Poller(threading.Thread):
         self.stop = threading.Event()
         self.requests = 0
         self.changes = 0
+        self.started = time.monotonic()
 
     def get(self, path: str) -> bytes:
         self.requests += 1
@@ -70,12 +74,12 @@ class Poller(threading.Thread):
         while not self.stop.is_set():
             try:
                 state = json.loads(self.get("live.json"))
-                if state["version"] != seen:
-                    seen = state["version"]
+                if state["page"] != seen:
+                    seen = state["page"]
                     self.changes += 1
                     page = self.get("").decode()
                     for chart in re.findall(r'src="(plots/[^"]+\.svg)"', page):
-                        self.get(f"{chart}?v={self.changes}")
+                        self.get(f"{chart}?v={int(time.time() // 60)}")
             except OSError:
                 pass
             self.stop.wait(1.0)
@@ -92,6 +96,8 @@ def one_run(toml: Path, results: Path, serve: bool) -> Measured:
     poller = None
     rate = None
     server_cpu = 0.0
+    warm: tuple[float, float] | None = None
+    steady = float("nan")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     for line in process.stderr:
         found = ADDRESS.search(line)
@@ -101,8 +107,12 @@ def one_run(toml: Path, results: Path, serve: bool) -> Measured:
         measured = RATE.search(line)
         if measured:
             rate = float(measured.group(1))
+        if poller is not None and warm is None and time.monotonic() - poller.started > WARM_UP:
+            warm = (time.monotonic(), cpu_of_server(process.pid))  # started, first page and charts drawn
         if "the live site stays up" in line:
             server_cpu = cpu_of_server(process.pid)
+            if warm is not None and time.monotonic() - warm[0] > 1:
+                steady = (server_cpu - warm[1]) / (time.monotonic() - warm[0])
             process.send_signal(signal.SIGINT)
     process.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -114,7 +124,7 @@ def one_run(toml: Path, results: Path, serve: bool) -> Measured:
         requests = poller.requests
     if rate is None:
         raise SystemExit(f"no rate in the run's output (exit status {process.returncode})")
-    return Measured(rate, requests, server_cpu, total_cpu)
+    return Measured(rate, requests, server_cpu, total_cpu, steady)
 
 
 class Measured(NamedTuple):
@@ -124,6 +134,8 @@ class Measured(NamedTuple):
     requests: int
     server_cpu: float
     total_cpu: float
+    #: the site's CPU seconds a second once warm (started, first page and charts drawn): its share of one core
+    steady: float
 
 
 def cpu_of_server(run_pid: int) -> float:
@@ -145,22 +157,25 @@ def cpu_of_server(run_pid: int) -> float:
 def fast_run(deals: int, pairs: int) -> None:
     with tempfile.TemporaryDirectory() as temporary:
         toml = tournament(Path(temporary), deals)
-        plain, served, shares = [], [], []
+        plain, served, shares, steadies = [], [], [], []
         for _ in range(pairs):
             for serve in (False, True):
                 measured = one_run(toml, Path(temporary) / "results", serve)
                 (served if serve else plain).append(measured.rate)
                 if serve:
                     shares.append(measured.server_cpu / measured.total_cpu)
+                    steadies.append(measured.steady)
                     print(f"  --serve + poller: {measured.rate:7.1f} games/s ({measured.requests} requests; the "
                           f"site's process {measured.server_cpu:.2f} s CPU of {measured.total_cpu:.1f} s, "
-                          f"{100 * shares[-1]:.1f}%)", flush=True)
+                          f"{100 * shares[-1]:.1f}%; once warm {100 * measured.steady:.1f}% of a core)", flush=True)
                 else:
                     print(f"  plain           : {measured.rate:7.1f} games/s", flush=True)
         ratio = statistics.median(served) / statistics.median(plain)
         print(f"{deals * 3} games a run, {pairs} pairs: plain median {statistics.median(plain):.1f} games/s, "
               f"served median {statistics.median(served):.1f} games/s, ratio {ratio:.3f} (target >= 0.98); "
-              f"the site's share of all the CPU the run used: median {100 * statistics.median(shares):.1f}%")
+              f"the site's share of all the CPU the run used: median {100 * statistics.median(shares):.1f}% "
+              f"(start-up and first charts included); once warm: median {100 * statistics.median(steadies):.1f}% "
+              f"of one core")
 
 
 def large_store(folder: Path, bots: int, games: int) -> None:

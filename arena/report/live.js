@@ -2,9 +2,9 @@
 
    Every second it asks live.json (beside the page) for the store's state: the
    progress line and the status bar are redrawn from it at once; when the
-   store's version differs from the one the page was built from, the page is
-   fetched again and its body swapped in (the same HTML `arena report`
-   writes), the charts asked for anew. Nothing here reads text from the
+   version a page would now be built from differs from this page's, the page
+   is fetched again and its body swapped in (the same HTML `arena report`
+   writes), the charts asked for anew once a minute at most. Nothing here reads text from the
    answers as HTML except the page the server built, whose every bot-supplied
    text is escaped. */
 (function () {
@@ -39,8 +39,9 @@
         var fresh = new DOMParser().parseFromString(text, "text/html");
         fresh.querySelectorAll("script").forEach(function (node) { node.remove(); });
         document.body.replaceChildren.apply(document.body, Array.from(fresh.body.childNodes));
+        var minute = Math.floor(Date.now() / 60000);  // the server redraws a chart at most once a minute
         document.querySelectorAll("img").forEach(function (image) {
-          image.src = image.getAttribute("src").split("?")[0] + "?v=" + encodeURIComponent(version || "");
+          image.src = image.getAttribute("src").split("?")[0] + "?v=" + minute;
         });
         mount();
         window.scrollTo(0, y);
@@ -53,7 +54,7 @@
     if (busy) return;
     fetch("live.json", {cache: "no-store"}).then(function (answer) { return answer.json(); }).then(function (state) {
       show(state);
-      if (state.status === "ok" && state.version !== built) swap();
+      if (state.status === "ok" && state.page !== built) swap();
     }).catch(function () {
       bar.className = "live problem";
       bar.textContent = "Live, but the server does not answer (stopped?); the page shows what was read before";

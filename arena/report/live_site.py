@@ -13,7 +13,7 @@ live pages are the report's pages plus the poller script (``live.js``).
 Building is throttled so that a run storing a thousand games a second is not
 slowed: the data is read again at most every :data:`BUILD_EVERY` seconds, and
 a build waits :data:`BUILD_SHARE` times its own CPU time before the next (a
-build that took 0.2 s waits 3 s); a chart is redrawn at most every
+build that took 0.1 s waits 2.5 s); a chart is redrawn at most every
 :data:`CHART_EVERY` seconds (or :data:`CHART_SHARE` times its drawing). Beside
 a run the process also runs at a lower priority (nice 10). The progress line
 and the status bar come from ``live.json``, fresh at every poll.
@@ -55,10 +55,10 @@ SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
 PULSE_EVERY = 0.5
 #: the data behind the pages is read again at most this often (seconds) ...
 BUILD_EVERY = 2.0
-#: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/16 of a core
-BUILD_SHARE = 15.0
+#: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/26 of a core
+BUILD_SHARE = 25.0
 #: a chart is redrawn at most this often (seconds) ...
-CHART_EVERY = 30.0
+CHART_EVERY = 60.0
 #: ... and waits this many times its own drawing's duration (matplotlib: 0.1 to 1 s a chart)
 CHART_SHARE = 50.0
 #: replay pages kept in memory (each is drawn from its record on first request)
@@ -196,11 +196,22 @@ class LiveFolder:
         """What ``live.json`` answers: the version, the store's status, the counts, the progress line, the pace."""
         with self.lock:
             pace = self.pace()
-            return {"version": self.version, "status": self.status, "message": self.message, "kind": self.kind,
+            return {"version": self.version, "page": self.page_version(), "status": self.status,
+                    "message": self.message, "kind": self.kind,
                     "stored": self.stored, "total": self.total,
                     "finished": bool(self.total) and self.stored >= self.total,
                     "progress": progress_text(self.stored, self.total, pace) if self.version else "",
                     "pace": pace.to_json()}
+
+    def page_version(self) -> str | None:
+        """The version a page asked for now would be built from: the store's, or while the build throttle holds,
+        the last build's (an open page fetches itself again only when this changes)."""
+        data = self.data
+        if data is None or self.version is None:
+            return self.version
+        if time.monotonic() - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took):
+            return data[0]
+        return self.version
 
     # -- the builders' side: pages --
 
