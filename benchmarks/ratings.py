@@ -81,7 +81,7 @@ def store_games(folder: str, games: list) -> None:
         for order, (table, deal, rotation, seated, ranks, money) in enumerate(games):
             spec = SimpleNamespace(key=f"k{order}", id=f"bench/modern-art/{table}/d{deal}/r{rotation}",
                                    game="modern-art", table=table, deal=deal, rotation=rotation, order=order,
-                                   versions=())
+                                   versions=(), game_version="")
             record = {"players": seated, "result": {"money": money, "ranks": ranks}, "faults": []}
             batch.append(FinishedGame(spec, record))
             if len(batch) == 5000:
