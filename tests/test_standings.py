@@ -31,6 +31,10 @@ class MemoryStore:
     def header(self) -> dict:
         return self.head
 
+    def meta(self, key: str, default=None):
+        """No run metadata beyond the header (no disqualified entries)."""
+        return default
+
     def seats_with_blocks(self, game: str) -> list[tuple]:
         return self.rows[game]
 
