@@ -5,6 +5,9 @@
 - :mod:`arena.runs.seeds`: a run's secret and the keyed derivation of deal and bot seeds;
 - :mod:`arena.runs.deals`: a deal's setup and seeds, and its game at a table in each seat rotation;
 - :mod:`arena.runs.play`: plays one spec in whatever process holds it;
+- :mod:`arena.runs.packed`: a finished game packed where it was played (the
+  record compressed, the store's rows, the log line), so the main process
+  only inserts, counts and writes;
 - :mod:`arena.runs.pools`: in-process, local worker processes (``-j N``) and
   Dask (``--scheduler``) behind one interface;
 - :mod:`arena.runs.store`: the results store (``results.sqlite``) and its typed API;
