@@ -61,6 +61,8 @@ BUILD_SHARE = 25.0
 CHART_EVERY = 60.0
 #: ... and waits this many times its own drawing's duration (matplotlib: 0.1 to 1 s a chart)
 CHART_SHARE = 50.0
+#: seconds the first request waits for the first build before it gets a page saying the store is being read
+FIRST_WAIT = 3.0
 #: replay pages kept in memory (each is drawn from its record on first request)
 REPLAY_CACHE = 64
 LIVE_JSON = "live.json"
@@ -112,6 +114,8 @@ class LiveFolder:
         self.samples: deque[tuple[float, int]] = deque()
         self.changed_at = time.monotonic()
         self.data: tuple[str, SiteData, str, dict[str, Callable[[], str]]] | None = None
+        self.building = threading.Event()  # a build is under way
+        self.built = threading.Event()  # the first build is done
         self.built_at = 0.0
         self.build_took = 0.0
         self.pages: dict[str, Answer] = {}
@@ -228,38 +232,51 @@ class LiveFolder:
         return None
 
     def _fresh_data(self) -> tuple[str, SiteData, str, dict[str, Callable[[], str]]] | None:
-        """The data of the pages, read again when the store changed and the throttle allows (build lock held)."""
+        """The data of the pages as last read; when the store changed and the throttle allows, a build starts in
+        the background. A request never waits for a build, except the very first one, for a moment."""
         with self.lock:
             version, status = self.version, self.status
         if version is None:
             return None
-        if self.data is not None and (self.data[0] == version or status != "ok"):
-            return self.data
-        now = time.monotonic()
-        if self.data is not None and now - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took):
-            return self.data
-        started = time.thread_time()  # CPU time: what the build takes from a run sharing the cores
-        try:
-            reader = self._reader()
-            with reader.snapshot():  # one state of the store for every part of the pages
-                data = read_site(reader, games=False)
-                gap = reader.gap()
-                extra, drawers = "", dict[str, Callable[[], str]]()
-                if is_comparison(self.folder) or data.header["kind"] == "compare":
-                    extra, drawers = comparison_top(self.folder, reader)
-
-            def history(game: str, placings: list[tuple[int, str, int]]) -> dict[str, Any]:
-                return reader.rated(game, placings, gap).series
-
-            drawers = {**chart_drawers(data, history), **drawers}
-        except ArenaError:
-            self._close_reader()
-            return self.data  # the status bar says why (the sampler sees the same trouble)
-        self.data = (version, data, extra, drawers)
-        self.pages = {}
-        self.built_at = time.monotonic()
-        self.build_took = time.thread_time() - started
+        data = self.data
+        stale = data is None or (data[0] != version and status == "ok" and
+                                 time.monotonic() - self.built_at >= max(BUILD_EVERY, BUILD_SHARE * self.build_took))
+        if stale and not self.building.is_set():
+            self.building.set()
+            threading.Thread(target=self._build, name="arena-serve-build", daemon=True).start()
+        if data is None:
+            self.built.wait(FIRST_WAIT)  # a small store is read in this time: the first page is the real one
         return self.data
+
+    def _build(self) -> None:
+        """Read the data behind the pages once (in a thread of its own: the requests go on meanwhile)."""
+        try:
+            with self.build_lock:
+                with self.lock:
+                    version = self.version
+                started = time.thread_time()  # CPU time: what the build takes from a run sharing the cores
+                try:
+                    reader = self._reader()
+                    with reader.snapshot():  # one state of the store for every part of the pages
+                        data = read_site(reader, games=False)
+                        gap = reader.gap()
+                        extra, drawers = "", dict[str, Callable[[], str]]()
+                        if is_comparison(self.folder) or data.header["kind"] == "compare":
+                            extra, drawers = comparison_top(self.folder, reader)
+                except ArenaError:
+                    self._close_reader()  # the status bar says why (the sampler sees the same trouble)
+                    return
+
+                def history(game: str, placings: list[tuple[int, str, int]]) -> dict[str, Any]:
+                    return reader.rated(game, placings, gap).series
+
+                assert version is not None
+                self.data = (version, data, extra, {**chart_drawers(data, history), **drawers})
+                self.built_at = time.monotonic()
+                self.build_took = time.thread_time() - started
+        finally:
+            self.built.set()  # tried at least once: a first request waits no more
+            self.building.clear()
 
     def _reader(self) -> ReadOnlyStore:
         path = os.path.join(self.folder, STORE_FILE)
@@ -275,29 +292,31 @@ class LiveFolder:
         self.reader = None
 
     def _page(self, name: str) -> Answer:
-        with self.build_lock:
-            data = self._fresh_data()
-            if data is None:
-                return html(waiting_page(self.folder, self.message))
-            version, site, extra, drawers = data
-            if name not in self.pages:
-                script = live_script(version)
-                if name == "index.html":
-                    text = front_page(site, set(drawers), live_link, extra, self.pace(), script)
-                else:
-                    try:
-                        with self._reader().snapshot():
-                            site = read_games(self._reader(), site)
-                    except ArenaError:
-                        self._close_reader()
-                        return html(waiting_page(self.folder, "the store cannot be read now"))
-                    text = games_page(site, live_link, [], "every game has one on this live site.", script)
-                self.pages[name] = html(text, version)
-            return self.pages[name]
+        data = self._fresh_data()
+        if data is None:
+            return html(waiting_page(self.folder, self.message if self.status != "ok" else
+                                     f"reading the store ({self.stored} games) for the first time"))
+        version, site, extra, drawers = data
+        kept = self.pages.get(name)
+        if kept is not None and kept.version == version:
+            return kept
+        script = live_script(version)
+        if name == "index.html":
+            text = front_page(site, set(drawers), live_link, extra, self.pace(), script)
+        else:
+            with self.build_lock:  # the games page's rows: read for it alone, on the builders' connection
+                try:
+                    with self._reader().snapshot():
+                        site = read_games(self._reader(), site)
+                except ArenaError:
+                    self._close_reader()
+                    return html(waiting_page(self.folder, "the store cannot be read now"))
+            text = games_page(site, live_link, [], "every game has one on this live site.", script)
+        self.pages[name] = html(text, version)
+        return self.pages[name]
 
     def _chart(self, path: str) -> Answer | None:
-        with self.build_lock:
-            data = self._fresh_data()
+        data = self._fresh_data()
         if data is None or path not in data[3]:
             return None
         with self.chart_lock:  # drawn outside the build lock: a slow chart never holds up a page
