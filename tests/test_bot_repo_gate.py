@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.authoring import gate
+from arena.authoring.pin import Pin, pin_of
 from arena.cli import cli
 from test_ci_workflow import arena_repository, git
 from test_guide import ROOT
@@ -176,3 +177,22 @@ def test_a_bots_pull_request_fails_on_a_regression_and_passes_an_improvement(top
     replayed = json.loads((bot / "results" / "gate" / "compare.json").read_text())
     assert replayed["played_now"] == 0 and replayed["games"] == outcome["games"]
     assert re.search(r"not worse", summary.read_text())
+
+
+@pytest.mark.parametrize("given, arena, bots", [
+    ("git+https://example.org/a.git@v1", "knizia-arena @ git+https://example.org/a.git@v1",
+     "arena-bots @ git+https://example.org/a.git@v1#subdirectory=bots"),
+    ("knizia-arena @ git+https://example.org/a.git@0abc", "knizia-arena @ git+https://example.org/a.git@0abc",
+     "arena-bots @ git+https://example.org/a.git@0abc#subdirectory=bots"),
+    ("0.2.0", "knizia-arena==0.2.0", "arena-bots==0.2.0"),
+    ("knizia-arena>=0.1", "knizia-arena>=0.1", "arena-bots>=0.1"),
+])
+def test_a_pin_given_by_hand_pins_arena_and_its_reference_bots_alike(given, arena, bots):
+    assert pin_of(given) == Pin(arena, bots)
+
+
+def test_a_checkout_folder_given_by_hand_is_a_file_url_and_nothing_is_refused_in_one_line(tmp_path):
+    assert pin_of(str(tmp_path)).arena == f"knizia-arena @ file://localhost{tmp_path}"
+    result = CliRunner().invoke(cli, ["new-bot", "gated-bot", "--dir", str(tmp_path / "bot"), "--arena", " "])
+    assert result.exit_code == 2 and "--arena: expected" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "bot").exists()

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import arena
+from arena.errors import ScaffoldError
 
 DISTRIBUTION = "knizia-arena"
 REFERENCE_BOTS = "arena-bots"
@@ -62,11 +63,16 @@ def running_arena_pin() -> Pin:
 
 
 def pin_of(requirement: str) -> Pin:
-    """A pin given by hand (``arena new-bot --arena``): a URL (``git+URL@COMMIT``, ``file://...``), a version,
-    or ``knizia-arena`` followed by either."""
+    """A pin given by hand (``arena new-bot --arena``): a URL (``git+URL@COMMIT``, ``file://...``), a folder
+    (a checkout), a version, or ``knizia-arena`` followed by one of these."""
     text = requirement.strip()
     if text.startswith(DISTRIBUTION):
         text = text[len(DISTRIBUTION):].strip().lstrip("@").strip()
+    if not text:
+        raise ScaffoldError("--arena: expected git+URL@COMMIT, a folder, a version, or knizia-arena followed by one")
+    if os.path.isdir(text):
+        folder = os.path.abspath(text)
+        return Pin(f"{DISTRIBUTION} @ file://localhost{folder}", f"{REFERENCE_BOTS} @ file://localhost{folder}/bots")
     if "://" in text:
         bots = f"{text}#subdirectory=bots" if text.startswith("git+") else f"{text.rstrip('/')}/bots"
         return Pin(f"{DISTRIBUTION} @ {text}", f"{REFERENCE_BOTS} @ {bots}")
