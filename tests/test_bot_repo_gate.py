@@ -196,3 +196,15 @@ def test_a_checkout_folder_given_by_hand_is_a_file_url_and_nothing_is_refused_in
     result = CliRunner().invoke(cli, ["new-bot", "gated-bot", "--dir", str(tmp_path / "bot"), "--arena", " "])
     assert result.exit_code == 2 and "--arena: expected" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "bot").exists()
+
+
+def test_the_running_arena_is_pinned_by_how_it_was_installed(monkeypatch):
+    from arena.authoring import pin
+
+    monkeypatch.setattr(pin, "_direct_url", lambda: {"url": "https://example.org/arena.git",
+                                                     "vcs_info": {"vcs": "git", "commit_id": "0f1e2d"}})
+    assert pin.running_arena_pin().arena == "knizia-arena @ git+https://example.org/arena.git@0f1e2d"  # from git
+    monkeypatch.setattr(pin, "_direct_url", lambda: {})
+    monkeypatch.setattr(pin, "_local_folder", lambda direct: None)
+    assert pin.running_arena_pin() == Pin(f"knizia-arena=={pin.arena.__version__}",
+                                          f"arena-bots=={pin.arena.__version__}")  # from a package index
