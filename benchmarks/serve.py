@@ -235,9 +235,17 @@ def large(bots: int, games: int) -> None:
                 size = len(answer.read())
             return time.monotonic() - began, size
 
-        first, size = timed("")
-        print(f"  the first front page (the store read once: standings, activity, chart data): {first:.2f} s, "
-              f"{size / 1e3:.0f} kB")
+        began = time.monotonic()
+        answered, size = timed("")
+        print(f"  the first request: {answered:.2f} s ({size / 1e3:.0f} kB: a page saying the store is being read)")
+        while True:
+            with urllib.request.urlopen(server.url, timeout=600) as answer:
+                page = answer.read()
+            if b"<h1>Tournament" in page:
+                break
+            time.sleep(0.25)
+        print(f"  the front page with the standings (the store read once: standings, activity, chart data): "
+              f"after {time.monotonic() - began:.1f} s, {len(page) / 1e3:.0f} kB")
         again = sorted(timed("")[0] for _ in range(20))
         print(f"  the front page again (built once per change): median {1000 * again[10]:.1f} ms, "
               f"worst {1000 * again[-1]:.1f} ms")
