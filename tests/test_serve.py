@@ -520,3 +520,22 @@ def test_a_slow_first_read_answers_at_once_with_a_page_saying_so(played, monkeyp
         assert wait_for(lambda: b"<h1>Tournament cup</h1>" in site.get("/")[1], 10)
     finally:
         site.close()
+
+
+def test_a_comparison_still_playing_shows_its_sprt_trace_so_far(tmp_path):
+    compared = run("compare", "silk-road", "--candidate", "random", "--baseline", "trader", "--players", "2",
+                   "--max-games", "200", "--sandbox", "none", "-j", "1", "--results", str(tmp_path), "--name", "duel")
+    assert compared.exit_code == 1, compared.output
+    outcome = json.loads((tmp_path / "duel" / "compare.json").read_text())
+    (tmp_path / "duel" / "compare.json").unlink()  # as the folder is before the comparison ends
+    site = Served(tmp_path / "duel")
+    try:
+        page = site.get("/")[1].decode()
+        assert '<p class="banner" id="verdict"><strong>playing</strong>: no verdict yet; ' \
+               f'{outcome["blocks"]} deals counted, LLR {outcome["sprt"]["llr"]:+.3f} between' in page
+        assert 'src="plots/sprt.svg"' in page
+        status, chart, headers = site.get("/plots/sprt.svg")
+        assert status == 200 and headers["Content-Type"] == "image/svg+xml" and b"<svg" in chart
+        assert site.state()["kind"] == "compare"
+    finally:
+        site.close()
