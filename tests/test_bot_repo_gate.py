@@ -34,10 +34,13 @@ from test_guide import ROOT
 yaml = pytest.importorskip("yaml")
 DOCS = ROOT / "docs" / "ci"
 
-#: the regressing commit: the bot bids, prices and accepts as if money did not matter
-REGRESSION = '''
+#: a commit that changes nothing of the play: the bot's limit read from a data file of its package
+DATA_LIMIT = '''
     def limit(self) -> int:
-        return 10_000
+        import importlib.resources
+        import json
+
+        return json.loads((importlib.resources.files("my_bot") / "params.json").read_text())["limit"]
 '''
 #: the improving commit: the bot plays Modern Art as arena's appraiser does
 IMPROVEMENT = '''
@@ -153,9 +156,15 @@ def test_a_bots_pull_request_fails_on_a_regression_and_passes_an_improvement(top
     assert json.loads(installed)["vcs_info"]["commit_id"] == commit  # arena installed from the bot's pin
     assert "1 passed" in sh(["python", "-m", "pytest", "-q", "-p", "no:cacheprovider"], bot, env).stdout
 
-    bot_module = bot / "my_bot" / "bot.py"
+    bot_module, params = bot / "my_bot" / "bot.py", bot / "my_bot" / "params.json"
     bot_module.write_text(bot_module.read_text().replace(
-        "    def limit(self) -> int:\n", REGRESSION + "\n    def old_limit(self) -> int:\n", 1))
+        "    def limit(self) -> int:\n", DATA_LIMIT + "\n    def old_limit(self) -> int:\n", 1))
+    params.write_text('{"limit": 20}')
+    git(bot, "add", ".")
+    git(bot, "commit", "-q", "-m", "the limit in a data file")
+    # the regressing commit changes the data file only: the bot bids as if money did not matter, and the
+    # baseline (the base commit's package, renamed) must read its own params.json to see the difference
+    params.write_text('{"limit": 10000}')
     git(bot, "commit", "-q", "-am", "bid without a limit")
     summary = top / "summary.md"
     worse = run_gate(bot, env, summary)

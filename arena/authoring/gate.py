@@ -98,7 +98,8 @@ SCRIPT = r'''#!/usr/bin/env bash
 # It compares the bot as this commit has it (the candidate) with the bot at ARENA_BASE_REF (the
 # baseline) by `arena compare`: paired games in every seat, with the same cards and seeds, until its
 # sequential test decides. The baseline is the base commit's package copied under another name
-# (PACKAGE_base, its imports of PACKAGE rewritten), so both play side by side. The verdict is
+# (PACKAGE_base, every PACKAGE in its Python files rewritten: imports and names such as
+# importlib.resources.files("PACKAGE")), so both play side by side, each with its own data files. The verdict is
 # appended to $GITHUB_STEP_SUMMARY; the exit status is arena compare's: 0 not worse, 1 a
 # regression (the check fails), 3 no verdict within --max-games (a warning, unless
 # ARENA_FAIL_ON_NO_VERDICT=true), 2 a bad setting. Games are stored in ARENA_RESULTS/gate and
@@ -147,9 +148,9 @@ mv "$baseline/$package" "$baseline/${package}_base"
 python3 - "$baseline/${package}_base" "$package" <<'PYTHON'
 import pathlib, re, sys
 folder, package = pathlib.Path(sys.argv[1]), sys.argv[2]
-imports = re.compile(rf"^(\s*(?:from|import)\s+){package}\b", re.M)
+name = re.compile(rf"\b{package}\b")
 for path in folder.rglob("*.py"):
-    path.write_text(imports.sub(rf"\g<1>{package}_base", path.read_text()))
+    path.write_text(name.sub(f"{package}_base", path.read_text()))
 PYTHON
 PYTHONPATH="$(cd "$baseline" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH
