@@ -58,8 +58,10 @@ from arena.runs.timing import BatchSizer
 log = logging.getLogger("arena.runs")
 #: chunks a worker holds at once: the one it plays and the next
 CHUNKS_PER_WORKER = 2
-#: how long a chunk should play, and the most games in one (two chunks of specs must fit in a pipe's buffer)
-CHUNK_SECONDS, CHUNK_GAMES = 0.04, 32
+#: how long a chunk should play, and the most games in one: the main process handles one message each way per
+#: chunk (0.04 s and 32 games cost it twice the CPU a game of 0.1 s and 128); the last chunks of a run shrink so
+#: that the workers finish together
+CHUNK_SECONDS, CHUNK_GAMES = 0.1, 128
 #: the most bytes of one pickled chunk: the chunks a worker holds stay within a pipe's 64 KiB buffer, so
 #: the main process never blocks sending while the worker blocks sending results
 CHUNK_BYTES = 24 * 1024
@@ -195,6 +197,7 @@ class LocalPool:
         self.table: Sequence[GameSpec] = ()  # the run's specs, which workers inherit: a task goes as its place
         self.places: dict[int, int] = {}  # id of a spec of the table -> its place in it
         self.playing: dict[Any, Any] = {}  # process -> the shared order of the game it plays (-1: none)
+        self.left: int | None = None  # games not handed out yet, when known (returned ones counted again)
 
     def _spawn(self) -> None:
         mine, theirs = self.context.Pipe()
@@ -224,7 +227,10 @@ class LocalPool:
         held, chunks = self.held[process], self.chunks[process]
         while len(chunks) < CHUNKS_PER_WORKER:
             chunk: list[GameSpec] = []
-            for _ in range(self.timing.games_wanted()):
+            wanted = self.timing.games_wanted()
+            if self.left is not None:  # near the end, a chunk holds at most its share of what is left
+                wanted = min(wanted, max(1, self.left // (CHUNKS_PER_WORKER * len(self.links))))
+            for _ in range(wanted):
                 task = self.returned.pop(0) if self.returned else next(tasks, None)
                 if task is None:
                     break
@@ -239,6 +245,8 @@ class LocalPool:
             if cut:  # too many bytes: the specs cut from its end go first next time
                 self.returned[:0] = chunk[len(refs):]
                 del chunk[len(refs):]
+            if self.left is not None:
+                self.left -= len(chunk)
             for task in chunk:
                 held[task.order] = task
             chunks.append(len(chunk))
@@ -266,6 +274,7 @@ class LocalPool:
         """
         self.table = table
         self.places = {id(spec): place for place, spec in enumerate(table)}
+        self.left = expected
         tasks = iter(specs)
         first = next(tasks, None)
         if first is None:
@@ -364,6 +373,8 @@ class LocalPool:
                       playing.id)
             self._sink.failed(playing, f"its worker process died (exit code {process.exitcode})")
             self.returned.extend(unstarted)
+            if self.left is not None:
+                self.left += len(unstarted)
         if process.exitcode != 0 and tasks is not None:
             self._spawn()
             self._give(next(reversed(self.links)), tasks)
