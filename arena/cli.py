@@ -33,7 +33,7 @@ from arena.sandbox.own_files import with_neighbours
 from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
 from arena.tournament.config import GameEntry
-from arena.versions import entrant_version
+from arena.versions import entrant_version, game_key, game_versions
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -109,16 +109,23 @@ def cli() -> None:
 
 @cli.command()
 def games() -> None:
-    """List the games, their player counts and options."""
+    """List the games, their player counts, options, plugin and version.
+
+    The version (the plugin's distribution, its version and a hash of the
+    game's rules and of arena's own game loop) is what game records carry; a
+    stored game is reused only while it matches.
+    """
     plugins = get_plugins()
+    versions = game_versions(sorted(plugins.games), plugins)
     rows = []
     for name, game in sorted(plugins.games.items()):
         options = "; ".join(
             f"{key}={json.dumps(spec.default)}: {spec.help}" for key, spec in game.options.items()
         )
         rows.append([name, game.title, f"{game.min_players}-{game.max_players}", options or "-",
-                     plugins.distribution_of(plugins.game_plugin(name))])
-    click.echo(tabulate(rows, headers=["game", "title", "players", "options (default: meaning)", "plugin"]))
+                     plugins.distribution_of(plugins.game_plugin(name)), versions[game_key(name)]])
+    click.echo(tabulate(rows, headers=["game", "title", "players", "options (default: meaning)", "plugin",
+                                       "version"]))
 
 
 @cli.command()
@@ -126,8 +133,8 @@ def games() -> None:
 def bots(game_name: str | None) -> None:
     """List registered bots: name, games it plays, the plugin it comes from, its version.
 
-    The version (distribution, its version and a hash of the bot's source
-    files) is what game records carry; a stored game is reused only while it matches.
+    The version (distribution, its version and a hash of the bot's package,
+    data files included) is what game records carry; a stored game is reused only while it matches.
     """
     plugins = get_plugins()
     if game_name is not None:
