@@ -12,6 +12,7 @@ from arena.cli import cli
 from arena.errors import RecordError
 from arena.report.replay_page import replay_frames, replay_page
 from arena.report.site import rating_histories
+from arena.runs import packed
 from tournament_files import write_tournament
 
 
@@ -157,10 +158,10 @@ def test_a_record_that_no_longer_replays_gets_a_page_saying_why_and_reports_repe
     assert run("run", path, "-j", "1", "--results", str(tmp_path)).exit_code == 0
     folder = tmp_path / "duel"
     with sqlite3.connect(folder / "results.sqlite") as db:
-        seq, text = db.execute("SELECT row, record FROM games ORDER BY current LIMIT 1").fetchone()
-        record = json.loads(text)
+        seq, stored = db.execute("SELECT row, record FROM games ORDER BY current LIMIT 1").fetchone()
+        record = json.loads(packed.record_text(stored))
         record["result"]["money"][0] += 5
-        db.execute("UPDATE games SET record = ? WHERE row = ?", (json.dumps(record), seq))
+        db.execute("UPDATE games SET record = ? WHERE row = ?", (packed.compress(json.dumps(record).encode()), seq))
     result = run("report", str(folder))
     assert result.exit_code == 0, result.output
     assert "replay pages: 1" in result.stdout
