@@ -104,6 +104,8 @@ def test_after_going_back_to_v1_every_reader_of_the_folder_describes_v1s_games(m
     assert {record["game_version"] for record in records} == {back["versions"]["game"]}
     with open(f"{folder}/compare.json", encoding="utf-8") as handle:
         assert json.load(handle)["versions"] == back["versions"]
+    with open(f"{folder}/compare.md", encoding="utf-8") as handle:  # the CI step summary says it too
+        assert f"- games: {back['games']}; {back['games']} reused from the store, 0 played now" in handle.read()
     # the report's SPRT chart is drawn from the folder's games: it ends where the verdict's LLR is
     trace = llr_trace(folder, back)
     assert len(trace) == back["blocks"] and trace[-1] == pytest.approx(back["sprt"]["llr"])

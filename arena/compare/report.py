@@ -152,6 +152,7 @@ def render_markdown(outcome: dict[str, Any]) -> str:
         f"- {_who(outcome)}",
         f"- {_versions(outcome)}",
         f"- pairs won / drawn / lost by the candidate: {outcome['wins']} / {outcome['draws']} / {outcome['losses']}",
+        *([f"- games: {outcome['games']}{_reuse(outcome)}"] if "reused" in outcome else []),
         f"- {_sprt_line(outcome)}",
         f"- results: `{outcome['results']}` (seed {outcome['seed']})",
         "",
