@@ -136,7 +136,7 @@ def game_version(game: str, plugins: Plugins) -> str:
 
 
 def game_versions(games: Iterable[str], plugins: Plugins) -> dict[str, str]:
-    """The versions of ``games``, by :func:`game_key`: ``knizia-arena 0.1.0 sha256:...``.
+    """The versions of ``games``, by :func:`game_key`: ``arena 0.1.0 sha256:...`` for a built-in game.
 
     A game's hash covers its package (a built-in game's folder under
     ``arena/games/``; a plugin's top-level package, or its distribution's
