@@ -92,12 +92,12 @@ def test_a_bot_runs_on_after_its_answer_only_until_another_bot_is_asked():
             return
         first, second = bots
         first.decide(DECIDE, 1000)
-        assert not first.cgroup.frozen
+        assert not first.frozen
         first.decide(DECIDE, 1000)
         second.decide(DECIDE, 1000)
-        assert first.cgroup.frozen and not second.cgroup.frozen
+        assert first.frozen and not second.frozen
         first.decide(DECIDE, 1000)
-        assert second.cgroup.frozen and not first.cgroup.frozen
+        assert second.frozen and not first.frozen
     finally:
         for bot in bots:
             bot.close()
@@ -108,12 +108,13 @@ def test_a_forked_bot_keeps_no_shared_mapping_of_its_template(kernel, monkeypatc
     """What a template mapped shared, writable or not (a channel between its games), is gone in every game's bot,
     found by PROCMAP_QUERY where the kernel has it, else by reading /proc/self/maps."""
     from arena.sandbox import jail
+    from arena.sandbox import kernel as kernel_calls
 
     if kernel == "text":
         def refuse(*args):
             raise OSError(errno.ENOTTY, "no PROCMAP_QUERY")
 
-        monkeypatch.setattr(jail.fcntl, "ioctl", refuse)
+        monkeypatch.setattr(kernel_calls.fcntl, "ioctl", refuse)
     shared = mmap.mmap(-1, 8192)
     readonly = mmap.mmap(-1, 4096, prot=mmap.PROT_READ)  # mprotect could make it writable again in a game
     private = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)

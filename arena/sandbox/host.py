@@ -155,6 +155,7 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     except Exception as error:  # the runner sees a crash with this line (on the game's stderr, which it reads)
         os.write(stderr, f"arena-host: cannot make the game's jail: {error}\n".encode())
         os._exit(1)
+    write_all(1, b'{"type":"jailed"}\n')  # the runner checks the jail from outside before it sends start
     serve(factory, options, one_game=True)
     os._exit(0)
 

@@ -18,11 +18,10 @@ A game forked from a template mounts a new scratch over the template's
 from __future__ import annotations
 
 import ctypes
-import errno
-import fcntl
 import os
 from typing import Sequence
 
+from arena.sandbox.kernel import shared_mappings
 from arena.sandbox.syscalls import check as _check
 from arena.sandbox.syscalls import libc as _libc
 from arena.sandbox.syscalls import mount as _mount
@@ -230,52 +229,9 @@ def drop_capabilities() -> None:
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
-class _MapQuery(ctypes.Structure):
-    """``struct procmap_query`` (Linux 6.11): one question about this process's mappings."""
-
-    _fields_ = [(name, ctypes.c_uint64) for name in (
-        "size", "query_flags", "query_addr", "vma_start", "vma_end", "vma_flags", "vma_page_size", "vma_offset",
-        "inode")] + [(name, ctypes.c_uint32) for name in (
-            "dev_major", "dev_minor", "vma_name_size", "build_id_size")] + [
-        (name, ctypes.c_uint64) for name in ("vma_name_addr", "build_id_addr")]
-
-
-#: ``PROCMAP_QUERY``, an ioctl on /proc/self/maps: _IOWR('f', 17, struct procmap_query)
-_PROCMAP_QUERY = (3 << 30) | (ctypes.sizeof(_MapQuery) << 16) | (ord("f") << 8) | 17
-#: the next mapping at or after the address that is shared, whatever its protection (one mapped read-only,
-#: or with no access, can be made writable again with mprotect)
-_SHARED = 0x10 | 0x08
-
-
 def _shared_mappings() -> list[tuple[int, int]]:
-    """(start, end) of every shared mapping of this process (``MAP_SHARED``: anonymous, memfd, shm or a
-    file, of any protection), asked of the kernel mapping by mapping (``PROCMAP_QUERY``: no text to make and
-    parse), else read from /proc/self/maps."""
-    found: list[tuple[int, int]] = []
-    fd = os.open("/proc/self/maps", os.O_RDONLY)
-    try:
-        query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED)
-        while True:
-            try:
-                fcntl.ioctl(fd, _PROCMAP_QUERY, query)
-            except OSError as error:
-                if error.errno == errno.ENOENT:
-                    return found  # no more
-                break  # an older kernel: read the text
-            found.append((query.vma_start, query.vma_end))
-            query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_SHARED, query_addr=query.vma_end)
-    finally:
-        os.close(fd)
-    found = []
-    with open("/proc/self/maps") as handle:
-        lines = handle.read().splitlines()
-    for line in lines:
-        fields = line.split()
-        perms = fields[1]
-        if perms[3] == "s":
-            start, end = (int(part, 16) for part in fields[0].split("-"))
-            found.append((start, end))
-    return found
+    """(start, end) of every shared mapping of this process (:func:`arena.sandbox.kernel.shared_mappings`)."""
+    return [(mapping.start, mapping.end) for mapping in shared_mappings()]
 
 
 def unmap_shared_memory() -> None:

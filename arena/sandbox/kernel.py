@@ -6,6 +6,12 @@ each helper raises ``OSError`` naming the call when the kernel refuses it.
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
+import os
+from typing import NamedTuple
+
 from arena.sandbox.syscalls import check, libc
 
 PR_SET_PDEATHSIG = 1
@@ -40,3 +46,61 @@ def not_dumpable() -> None:
 def dumpable() -> bool:
     """Whether this process is dumpable (see :func:`not_dumpable`)."""
     return prctl(PR_GET_DUMPABLE) == 1
+
+
+class _MapQuery(ctypes.Structure):
+    """``struct procmap_query`` (Linux 6.11): one question about a process's mappings."""
+
+    _fields_ = [(name, ctypes.c_uint64) for name in (
+        "size", "query_flags", "query_addr", "vma_start", "vma_end", "vma_flags", "vma_page_size", "vma_offset",
+        "inode")] + [(name, ctypes.c_uint32) for name in (
+            "dev_major", "dev_minor", "vma_name_size", "build_id_size")] + [
+        (name, ctypes.c_uint64) for name in ("vma_name_addr", "build_id_addr")]
+
+
+#: ``PROCMAP_QUERY``, an ioctl on /proc/PID/maps: _IOWR('f', 17, struct procmap_query)
+PROCMAP_QUERY = (3 << 30) | (ctypes.sizeof(_MapQuery) << 16) | (ord("f") << 8) | 17
+#: the next mapping at or after the address that is shared, whatever its protection (one mapped read-only,
+#: or with no access, can be made writable again with mprotect)
+_NEXT_SHARED = 0x10 | 0x08
+
+
+class Mapping(NamedTuple):
+    """One mapping of a process: its addresses and the object mapped (device and inode; an anonymous shared
+    mapping has an inode of its own, the same in every process that shares it)."""
+
+    start: int
+    end: int
+    device: tuple[int, int]
+    inode: int
+
+
+def shared_mappings(pid: int | str = "self") -> list[Mapping]:
+    """Every shared mapping of process ``pid`` (``MAP_SHARED``: anonymous, memfd, shm or a file, of any
+    protection), asked of the kernel mapping by mapping (``PROCMAP_QUERY``: no text to make and parse), else
+    read from /proc/PID/maps. ``OSError`` when the process is gone or not this one's to read."""
+    found: list[Mapping] = []
+    fd = os.open(f"/proc/{pid}/maps", os.O_RDONLY)
+    try:
+        query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_NEXT_SHARED)
+        while True:
+            try:
+                fcntl.ioctl(fd, PROCMAP_QUERY, query)
+            except OSError as error:
+                if error.errno == errno.ENOENT:
+                    return found  # no more
+                break  # an older kernel: read the text
+            found.append(Mapping(query.vma_start, query.vma_end, (query.dev_major, query.dev_minor), query.inode))
+            query = _MapQuery(size=ctypes.sizeof(_MapQuery), query_flags=_NEXT_SHARED, query_addr=query.vma_end)
+    finally:
+        os.close(fd)
+    found = []
+    with open(f"/proc/{pid}/maps") as handle:
+        lines = handle.read().splitlines()
+    for line in lines:
+        fields = line.split()
+        if fields[1][3] == "s":
+            start, end = (int(part, 16) for part in fields[0].split("-"))
+            major, minor = (int(part, 16) for part in fields[3].split(":"))
+            found.append(Mapping(start, end, (major, minor), int(fields[4])))
+    return found

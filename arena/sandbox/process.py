@@ -38,6 +38,7 @@ import orjson
 
 from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
+from arena.sandbox import audit
 from arena.sandbox import limits as sandbox_limits
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.jail import HOME, covered
@@ -54,6 +55,8 @@ MAX_LINE = 1 << 20
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
+#: what a game's bot forked by a template writes once its jail is made, before it reads anything
+JAILED = b'{"type":"jailed"}\n'
 #: Longest message read from a template's control socket; a longer one is a crash of its seat.
 CONTROL_BYTES = 4096
 #: the name of a working folder on the host (only a bot without a private root has one): WORK_PREFIX + PID-...
@@ -106,10 +109,15 @@ def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str,
     return env
 
 
+def usage_ns(cpu_stat: int) -> int:
+    """The CPU time (ns) a cgroup's open ``cpu.stat`` counts: every process and thread ever in it."""
+    return int(os.pread(cpu_stat, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
+
+
 class TemplateCell:
-    """A template's own cgroup (a leaf beside its games' slots): frozen except while the runner waits on it
-    (a fork, a game's end status), and its CPU time counted against its bot, so that a template (the bot's
-    code, between games) computes nothing for free."""
+    """A template's own cgroup (a leaf beside its games' slots): frozen except from a request until its answer
+    (or while the runner waits on it) and then only while its bot may run, its CPU time counted against its
+    bot, so that a template (the bot's code, between games) computes nothing for free."""
 
     def __init__(self, cgroup: BotCgroup, pid: int) -> None:
         folder = cgroup.leaf("template")
@@ -118,22 +126,34 @@ class TemplateCell:
             handle.write(str(pid))
         self.freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
         self.cpu_fd = os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY)
-        self.held = False
+        self.wanted = True  # the runner lets it run (it has a request to answer)
+        self.paused = False  # its bot is stopped (another bot is asked)
+        self.frozen = False
+
+    def _set(self) -> None:
+        frozen = self.paused or not self.wanted
+        if frozen != self.frozen:
+            os.pwrite(self.freeze_fd, b"1" if frozen else b"0", 0)
+            self.frozen = frozen
 
     def hold(self) -> None:
-        """Freeze the template (at once; the kernel stops it within microseconds)."""
-        if not self.held:
-            os.pwrite(self.freeze_fd, b"1", 0)
-            self.held = True
+        """Freeze the template until :meth:`free` (the kernel stops it within microseconds)."""
+        self.wanted = False
+        self._set()
 
     def free(self) -> None:
-        if self.held:
-            os.pwrite(self.freeze_fd, b"0", 0)
-            self.held = False
+        """Let the template run (while its bot may)."""
+        self.wanted = True
+        self._set()
+
+    def pause(self, paused: bool) -> None:
+        """Stop (or let go on) the template with its bot; a write only while it has a request to answer."""
+        self.paused = paused
+        self._set()
 
     def cpu_ns(self) -> int:
         """CPU time of the template (every process and thread it ever had in its cell)."""
-        return int(os.pread(self.cpu_fd, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
+        return usage_ns(self.cpu_fd)
 
     def members(self) -> list[int]:
         """The processes in the cell (ids as this runner sees them)."""
@@ -270,7 +290,9 @@ class ProcessBot:
         self.template_fault: str | None = None  # how the template broke the protocol (its seat's crash)
         self.game_states: dict[int, str] = {}  # the games asked of the template: "asked", then "forked"
         self.cell: TemplateCell | None = None  # the template's own cgroup, with cgroups
-        self.frozen_ahead: int | None = None  # the game whose bot, forked ahead, waits frozen in its slot
+        self.ahead_marks: dict[int, int] = {}  # the CPU time of a game's slot when its bot was asked for
+        self.template_mark = 0  # the template's CPU time when its last game ended (or when it was ready)
+        self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
         self.games = 0
         if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
             self.buffer = bytearray()
@@ -371,6 +393,7 @@ class ProcessBot:
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.control.setblocking(False)  # a template that reads no request cannot hold the runner in a send
         self.template_fault = None
+        self.template_marks = None
         self.game_states = {}
         self.control_poll = select.poll()
         self.control_poll.register(self.control, select.POLLIN)
@@ -440,6 +463,7 @@ class ProcessBot:
         if message.get("ready"):
             self.template_ready = True
             self._drain_template_output()
+            self.template_mark = self.cell.cpu_ns() if self.cell is not None else 0  # importing is free
             others = self._template_company()
             if others:
                 self._template_broke(f"ready with {others} started at import (refused: a template must run "
@@ -447,6 +471,10 @@ class ProcessBot:
                 return None
         if "game" in message:
             self.replies.setdefault(message["game"], {}).update(message)
+            if message["game"] == self.games and ("forked" in message or "error" in message):
+                self._hold_template()  # it answered the last request: nothing more to do until the next
+                if self.template_fault is not None:
+                    return None
         return message
 
     def _checked(self, data: bytes, fds: list[int], flags: int) -> dict[str, Any]:
@@ -507,10 +535,10 @@ class ProcessBot:
             (threads, "thread", "threads"), (processes, "process", "processes")) if count]
         return " and ".join(parts)
 
-    def _template_broke(self, what: str) -> None:
-        """The template sent ``what`` where the protocol allows none: a crash of this seat (kill the template
-        and its game; the next game starts a new template)."""
-        self.template_fault = cap_detail(f"its template sent {what}")
+    def _template_broke(self, what: str, sent: bool = True) -> None:
+        """The template sent ``what`` where the protocol allows none (or, not ``sent``: ``what`` says what it
+        did): a crash of this seat (kill the template and its game; the next game starts a new template)."""
+        self.template_fault = cap_detail(f"its template sent {what}" if sent else what)
         game = self.process if isinstance(self.process, ForkedGame) else None
         self._close_template()
         if game is not None and game.returncode is None:
@@ -561,6 +589,7 @@ class ProcessBot:
         self.pending = None
         self._resume()  # the template (and the bot made ahead) may have been frozen with the last game
         self._await_template(number, ("forked", "error"))
+        self._check_game(number, ours)
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
             self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
@@ -596,15 +625,17 @@ class ProcessBot:
         self.process = ForkedGame(self, number, pid, pidfd)
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
-            if self.frozen_ahead == number:
-                self.cgroup.frozen = True  # since its birth: it makes its jail when this game thaws it
         self._take_pipes(*ours)
         # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
         self.selector.register(self.control, selectors.EVENT_READ)
         self.pid = pid
         self._watch_clock()
-        # what the template uses from now on (forking the next game's bot) counts in this game's start
+        # what the bot used since it was forked (its jail, anything it did before its game) counts in its start,
+        # and what the template uses from now on (forking the next game's bot) in this game's
         self.cpu_mark = self.cpu_origin = self.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        ahead = self.ahead_marks.pop(number, None)
+        if ahead is not None and self.cell is not None:
+            self.cpu_mark = self.cpu_origin = ahead + self.template_mark
         self.cpu_backstop_s = self.first_backstop_s  # the game's bot has the template's limit, and no CPU time yet
         self._ask_fork()  # the next game's bot: forked now, frozen in its slot until its game
 
@@ -620,6 +651,8 @@ class ProcessBot:
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         self._resume()
+        if self.cell is not None:
+            self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
         self.game_states[self.games] = "asked"
         for old in [game for game in self.game_states if game < self.games - 64]:
             del self.game_states[old]  # games whose end a template never reported
@@ -628,6 +661,7 @@ class ProcessBot:
         if self.cgroup and self.cgroup.core:
             self.cgroup.open_slots(self.uid)
             slot = self.cgroup.slot_fds(self.games)
+            self.ahead_marks = {self.games: usage_ns(self.cgroup.slots[self.games % 2]["cpu"])}
         try:
             socket.send_fds(self.control, [orjson.dumps(request)], theirs + slot)
         except OSError:
@@ -635,13 +669,53 @@ class ProcessBot:
         for fd in theirs:
             os.close(fd)
         self.pending = (self.games, ours)
-        if self.template_ready and self.cell is not None:
-            # the template runs only until it has forked this bot, which waits frozen in its slot for its game
-            self._await_template(self.games, ("forked", "error"))
-            if "forked" in self.replies.get(self.games, {}) and self.cgroup is not None and self.cgroup.slots:
-                os.pwrite(self.cgroup.slots[self.games % 2]["freeze"], b"1", 0)
-                self.frozen_ahead = self.games
+
+    def _check_game(self, number: int, ours: list[int]) -> None:
+        """Once game ``number``'s bot says its jail is made (on its stdout, of ``ours``: the runner's ends of
+        its pipes), check from outside that it holds nothing of its template (:mod:`arena.sandbox.audit`):
+        the template's code, which made that jail, is the bot's. A bot that holds something is a crash of this
+        seat (its template is killed with it)."""
+        reply = self.replies.get(number, {})
+        pid = self._pid_of(reply["pidfd"]) if "pidfd" in reply else None
+        if not pid or self.template_fault is not None:
+            return  # gone already: collecting it says why
+        problem = self._await_jail(ours[1])
+        if not problem:
             self._hold_template()
+            try:
+                if self.template_marks is None:
+                    self.template_marks = audit.TemplateMarks.of(self.template_pid, self.readable is not None)
+                pipes = {(status.st_dev, status.st_ino) for status in map(os.fstat, ours)}
+                held = audit.held_from_template(pid, self.template_marks, pipes)
+            except OSError:
+                held = ""  # the bot is gone (its start says so), or /proc cannot be read here
+            if held:
+                problem = f"its game's bot held {held} of its template (its template changed the jail)"
+        if problem and self.template_fault is None:
+            self._template_broke(problem, sent=False)
+
+    def _await_jail(self, stdout: int) -> str:
+        """Read the line a game's bot writes once its jail is made (never more than that line, which is not
+        the game's); what is wrong ("" when nothing, or when the bot is gone: its start says why)."""
+        got = b""
+        allowed = self.limits.start_ms * WALL_FACTOR / 1000 + 5
+        deadline = time.monotonic() + allowed
+        while len(got) < len(JAILED):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return f"its game's bot made no jail within {allowed:.0f} s"
+            if not select.select([stdout], [], [], remaining)[0]:
+                continue
+            try:
+                chunk = os.read(stdout, len(JAILED) - len(got))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return ""
+            got += chunk
+        if got != JAILED:
+            return f"its game's bot wrote {got!r} before its game, not that its jail was made"
+        return ""
 
     def _hold_template(self) -> None:
         """Freeze the template until the runner waits on it again; it must still be alone in its cell (it may
@@ -649,6 +723,8 @@ class ProcessBot:
         if self.cell is None:
             return
         self.cell.hold()
+        if not self.template_ready or not self._template_alive():
+            return  # it is gone: what it said before it went (an import that failed) is what counts
         try:
             alone = self.cell.members() == [self.template_pid]
         except OSError:
@@ -721,7 +797,7 @@ class ProcessBot:
         if self.cell is not None:
             self.cell.close()
             self.cell = None
-        self.frozen_ahead = None
+        self.ahead_marks = {}
         if self.template_process is not None:
             self.template_process = None
             if self.process is not None and self.control in self.selector.get_map():
@@ -770,6 +846,13 @@ class ProcessBot:
         return int(self.pid)
 
     @property
+    def frozen(self) -> bool:
+        """Whether the bot's processes are stopped now (between its decisions)."""
+        if self.cgroup is not None and self.cgroup.core:
+            return self.cgroup.frozen
+        return self.stopped is not None
+
+    @property
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
@@ -795,6 +878,8 @@ class ProcessBot:
     def _pause(self) -> None:
         """Stop every process of the bot until it is asked again (freezer; else its process group)."""
         _awake_here().discard(self)
+        if self.cell is not None:
+            self.cell.pause(True)
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.freeze()
         elif self.isolate and self.process is not None and not self.stopped:
@@ -808,6 +893,8 @@ class ProcessBot:
         """Let the bot run; it stays awake after answering until another bot of this thread is asked."""
         if self.isolate:
             _awake_here().add(self)
+        if self.cell is not None:
+            self.cell.pause(False)
         if self.cgroup is not None and self.cgroup.core:
             self.cgroup.thaw()
         elif self.stopped:
@@ -894,12 +981,19 @@ class ProcessBot:
             self._ask_fork()  # the next game's bot, made while the runner does other work
 
     def _end_game(self) -> None:
+        if self.cell is not None:  # what the template uses from now on counts in its next game's start
+            try:
+                self.template_mark = self.cell.cpu_ns()
+            except (OSError, ValueError, IndexError):
+                pass
         if self.process is not None:
             if not self.template:
                 self._resume()  # a frozen game's processes die frozen (cgroup v2); a stopped group needs SIGCONT
             self._drain_stderr()
         self._kill()
         self._cleanup()
+        if self.cell is not None:
+            self._pause()  # the template waits frozen for the next game
         self.stderr_capture.end_game()
 
     def close(self) -> None:

@@ -173,7 +173,7 @@ def cpu_of(pid: int) -> int:
 
 
 class Watcher:
-    """The honest seat, sampling the attacker's template's CPU time over a pause in each of its decisions."""
+    """The honest seat, sampling the attacker's template's CPU time over a pause after each of its answers."""
 
     def __init__(self, seat, attacker) -> None:
         self.seat, self.attacker, self.gained_ns = seat, attacker, 0
@@ -183,11 +183,12 @@ class Watcher:
         self.seat.start(info, limit_ms)
 
     def decide(self, request, limit_ms):
+        answer = self.seat.decide(request, limit_ms)  # the attacker stays stopped until it is asked again
         pid = self.attacker.template_pid
         before = cpu_of(pid)
         time.sleep(0.03)
         self.gained_ns += max(cpu_of(pid) - before, 0)
-        return self.seat.decide(request, limit_ms)
+        return answer
 
     def end(self, info):
         self.seat.end(info)
@@ -197,7 +198,7 @@ class Watcher:
 
 
 def test_a_template_computes_nothing_while_others_think_and_what_it_computes_is_charged_to_its_bot():
-    """The template raises its soft CPU limit at import and computes 1.5 s after each fork: it is frozen while
+    """The template raises its soft CPU limit at import and computes 1.5 s on each fork: it is frozen while
     the honest bot thinks (no CPU time of it there), what it computes is charged to its bot (each start over
     start_ms: a timeout on the CPU clock), and the honest seat's game is as against a crash at start."""
     require("cpu", "namespaces")
@@ -225,7 +226,7 @@ def test_a_template_computes_nothing_while_others_think_and_what_it_computes_is_
     assert gained < 5e6, f"the template computed {gained / 1e6:.0f} ms while the honest bot thought"
     charged = [fault for _, record in records for fault in record["faults"]]
     assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in charged] == [(0, "timeout", "start")] * 3
-    assert all("answered after 1" in fault["detail"] and "of CPU time" in fault["detail"] for fault in charged)
+    assert all("ms of CPU time, limit 1000 ms (cpu clock)" in fault["detail"] for fault in charged), charged
     for seed, record in records:
         assert record["moves"] == reference(record, 0, seed)["moves"]
 
@@ -240,3 +241,35 @@ def test_a_template_that_starts_a_thread_or_a_process_at_import_is_refused_in_on
     said = [line for line in done.output.splitlines() if "attacker" in line]
     assert len(said) == 1 and f"1 {helper} started at import" in said[0], done.output
     assert "Traceback" not in done.output
+
+
+PATCHED = {  # a part of the games' jail the template turns off, the attack it opens, what the runner sees held
+    "unmap": ({"notes": True}, "a shared mapping"),
+    "dumpable": ({"poke": True}, "a way into its memory"),
+    "scratch": ({"tmp_notes": True}, "its scratch"),
+    "descriptors": ({}, "an open file, pipe or socket"),
+}
+
+
+@pytest.mark.parametrize("part", list(PATCHED))
+def test_a_template_that_changes_its_games_jail_gets_no_game_started(part):
+    """The bot's import changes the host's code in its template so that its games keep their shared mapping,
+    stay dumpable, keep its /tmp or its descriptors: the runner checks each game's bot from outside before its
+    start, finds what it holds of its template and stops it there: no note is ever read, no mark found."""
+    require("namespaces", "filesystem")
+    options, held = PATCHED[part]
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    records, texts = [], []
+    try:
+        for seed in range(1, 4):
+            record, said = play([attacker(patch=[part], **options), honest()], seed=seed, pool=pool)
+            records.append((seed, record))
+            texts.append(said[0])
+    finally:
+        pool.close()
+    assert reports("".join(texts), "notes") == [] and reports("".join(texts), "poked") == []
+    for seed, record in records:
+        assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+            (0, "crash", "start")]
+        assert held in record["faults"][0]["detail"] and "changed the jail" in record["faults"][0]["detail"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]

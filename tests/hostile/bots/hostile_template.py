@@ -14,9 +14,14 @@ reports what it found (``hostile: {"notes": [...]}`` on stderr). With
 ``poke``, the template writes into the memory of each game's bot it forked
 before through ``/proc/PID/mem``; the bot reports what its buffer holds
 (``hostile: {"poked": ...}``). With ``burn`` (seconds), the template raises
-its soft CPU limit at import and computes that long after each game it forks.
+its soft CPU limit at import and computes that long on each request for a game.
 With ``helper`` ("thread" or "process"), the template starts a helper at
-import that would compute between games. The bot itself plays like ``random`` (the same moves for the same seed).
+import that would compute between games. With ``patch`` (a list of
+"unmap", "dumpable", "scratch", "descriptors"), the template turns off that
+part of its games' jail (the host's code is the template's, so the bot's): it
+keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
+``tmp_notes`` keeps notes), or keeps the template's open descriptors. The bot
+itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -163,10 +168,6 @@ def _hostile_send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int],
     if "forked" in message and OPTIONS.get("poke"):
         poke()
         FORKED.append(message["forked"])
-    if "forked" in message and OPTIONS.get("burn"):
-        sent = _send_fds(sock, buffers, fds, *args)
-        burn(float(OPTIONS["burn"]))
-        return sent
     kinds = OPTIONS.get("kinds") or []
     if "forked" not in message or not kinds or message["game"] <= OPTIONS.get("spare", 0):
         return _send_fds(sock, buffers, fds, *args)
@@ -202,7 +203,47 @@ if CONTROL is not None and OPTIONS.get("helper") == "thread":
 if CONTROL is not None and OPTIONS.get("helper") == "process" and os.fork() == 0:
     helper()
 
+def _patch(names: list[str]) -> None:
+    from arena.sandbox import jail
+
+    if "unmap" in names:
+        jail.unmap_shared_memory = lambda: None
+    if "dumpable" in names:
+        from arena.sandbox import kernel
+
+        kernel.not_dumpable = lambda: None
+    if "scratch" in names:
+        jail.fresh_scratch = lambda *args, **kwargs: None
+    if "descriptors" in names:
+        os.closerange = lambda *args: None
+
+
+def tmp_notes() -> list[str]:
+    """The notes earlier games left in /tmp/hostile-notes, this game's added."""
+    try:
+        with open("/tmp/hostile-notes") as handle:
+            found = handle.read().split()
+    except OSError:
+        found = []
+    with open("/tmp/hostile-notes", "a") as handle:
+        handle.write(f"{len(found) + 1}\n")
+    return found
+
+
+_recv_fds = socket.recv_fds
+
+
+def _burning_recv_fds(*args: Any) -> Any:
+    """In the template: compute a while on each request before forking its game."""
+    received = _recv_fds(*args)
+    burn(float(OPTIONS["burn"]))
+    return received
+
+
 if CONTROL is not None:
+    _patch(OPTIONS.get("patch") or [])
+    if OPTIONS.get("burn"):
+        socket.recv_fds = _burning_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -212,7 +253,8 @@ class Bot:
     """Plays like ``random``; with ``losing``, a game's bot that did not win exits with status 3 at the end."""
 
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
-                 notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "") -> None:
+                 notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
+                 patch: list[str] = (), tmp_notes: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.bot = RandomBot()
@@ -221,6 +263,8 @@ class Bot:
         self.seat = info["seat"]
         if OPTIONS.get("notes"):
             print("hostile: " + json.dumps({"notes": notes()}), file=sys.stderr, flush=True)
+        if OPTIONS.get("tmp_notes"):
+            print("hostile: " + json.dumps({"notes": tmp_notes()}), file=sys.stderr, flush=True)
         self.bot.start(info)
 
     def decide(self, request: dict) -> dict:

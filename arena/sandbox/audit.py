@@ -1,0 +1,68 @@
+"""What the runner checks, from outside, of a game's bot forked by a template before its game starts.
+
+A game's jail is made by its template's Python (:mod:`arena.sandbox.host`),
+which imported the bot: the bot's module code may have changed that code, so
+that a game's bot keeps something of its template (and through it of earlier
+games). Once the game's bot says its jail is made, and before it is sent
+anything (so before any of the bot's code runs in it), the runner reads
+through ``/proc`` that it holds nothing but its own: namespaces that are not
+its template's, no open descriptor but its game's pipes (and devices such as
+/dev/null), no shared mapping, a scratch of its own for ``/tmp``,
+``/dev/shm`` and its home, and that it is not dumpable (its template cannot
+reach its memory). Nothing of the template can be regained later: the
+template is frozen but while it forks, and its game's bot can name neither
+it nor its memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from arena.sandbox.kernel import shared_mappings
+
+NAMESPACES = ("mnt", "pid", "net", "ipc", "user")
+SCRATCH_PLACES = ("/tmp", "/dev/shm", "/home/bot")
+
+
+@dataclass(frozen=True)
+class TemplateMarks:
+    """What of a template its games' bots must not share, read once per template."""
+
+    namespaces: tuple[str, ...]
+    scratch: int | None  # the device of its /tmp (None: no private root, no scratch to compare)
+    owner: int  # the user its dumpable /proc files belong to
+
+    @classmethod
+    def of(cls, template: int, scratch: bool) -> TemplateMarks:
+        """``OSError`` when the template is gone or cannot be read."""
+        return cls(tuple(os.readlink(f"/proc/{template}/ns/{name}") for name in NAMESPACES),
+                   os.stat(f"/proc/{template}/root/tmp").st_dev if scratch else None,
+                   os.stat(f"/proc/{template}/mem").st_uid)
+
+
+def held_from_template(game: int, template: TemplateMarks, pipes: set[tuple[int, int]]) -> str:
+    """What the game's bot ``game`` holds of its ``template`` ("" when nothing), read through /proc;
+    ``pipes`` are (device, inode) of its game's pipes. ``OSError`` when it is gone or cannot be read."""
+    held = [f"its {name} namespace" for name, mark in zip(NAMESPACES, template.namespaces)
+            if os.readlink(f"/proc/{game}/ns/{name}") == mark]
+    folder = f"/proc/{game}/fd"
+    for name in os.listdir(folder):
+        try:
+            status = os.stat(os.path.join(folder, name))
+        except FileNotFoundError:
+            continue  # closed meanwhile
+        if not stat.S_ISCHR(status.st_mode) and (status.st_dev, status.st_ino) not in pipes:
+            held.append("an open file, pipe or socket")
+            break
+    if shared_mappings(game):
+        held.append("a shared mapping")
+    if template.scratch is not None:
+        devices = {os.stat(f"/proc/{game}/root{place}").st_dev for place in SCRATCH_PLACES}
+        if len(devices) != 1 or template.scratch in devices:
+            held.append("its scratch (/tmp, /dev/shm or home)")
+    # a process's /proc files (not its folder) are its user's while it is dumpable, root's once it is not
+    if template.owner != 0 and os.stat(f"/proc/{game}/mem").st_uid == template.owner:
+        held.append("a way into its memory (the game's bot is dumpable)")
+    return ", ".join(held)
