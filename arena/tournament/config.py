@@ -20,7 +20,6 @@ from typing import Any
 
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
-from arena.formats.sampled import MAX_TABLES_PER_ENTRY
 from arena.match import Limits
 from arena.plugins import Plugins
 from arena.runs.options import LIMIT_RANGES
@@ -243,6 +242,8 @@ def _format_settings(check: _Checker, head: dict[str, Any], form: str) -> dict[s
             raise check.fail(f"tournament.{key}", f'missing (format = "{form}" needs it)')
     settings: dict[str, Any] = {}
     if "tables_per_entry" in head:
+        from arena.formats.sampled import MAX_TABLES_PER_ENTRY  # here: numpy only for a sampled file
+
         settings["tables_per_entry"] = check.integer(head["tables_per_entry"], "tournament.tables_per_entry",
                                                      1, MAX_TABLES_PER_ENTRY)
     if form == "ladder":
