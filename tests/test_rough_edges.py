@@ -197,10 +197,10 @@ def test_run_where_the_tournament_folder_is_a_file_is_one_line(tmp_path):
 
 
 def test_run_with_results_under_a_folder_it_cannot_write_is_one_line(tmp_path, monkeypatch):
-    import arena.tournament.folders
+    import arena.runs.folders
 
     path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
-    monkeypatch.setattr(arena.tournament.folders.os, "access", lambda path, mode: False)  # as for a user, not root
+    monkeypatch.setattr(arena.runs.folders.os, "access", lambda path, mode: False)  # as for a user, not root
     one_line_error(run("run", path, "--results", str(tmp_path / "new"), "--sandbox", "none", "-j", "0"),
                    "--results", "permission denied")
     assert not (tmp_path / "new").exists()

@@ -11,8 +11,8 @@ import termios
 
 import pytest
 
-from arena.tournament import progress as progress_module
-from arena.tournament.progress import BarProgress, LineProgress, Tally, fit_line, make_progress
+from arena.runs import progress as progress_module
+from arena.runs.progress import BarProgress, LineProgress, Tally, fit_line, make_progress
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ from arena.runs.pools import Pool, open_pool
 from arena.runs.reuse import ReusePlan, plan_reuse
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import Store, create_or_open
-from arena.tournament.folders import check_results_folder
-from arena.tournament.progress import Tally, make_progress
+from arena.runs.folders import check_results_folder
+from arena.runs.progress import Tally, make_progress
 from arena.versions import entrant_versions, game_key, game_versions
 
 log = logging.getLogger("arena.compare")

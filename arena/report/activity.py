@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from arena.report.markup import Markup, link, table
 from arena.runs.store import SeatResult, Store
-from arena.tournament.progress import duration
+from arena.runs.progress import duration
 
 #: the latest finished games and the latest faults shown on the front page
 LATEST = 10

@@ -48,7 +48,7 @@ from arena.report.root import root_page, root_row
 from arena.report.site import (GAMES_PAGE, PAGE_NAME, SiteData, chart_drawers, front_page, games_page, page_file,
                                read_games, read_site, replay_document)
 from arena.runs.store import STORE_FILE
-from arena.tournament.progress import ESTIMATE_AFTER_ITEMS, ESTIMATE_AFTER_SECONDS
+from arena.runs.progress import ESTIMATE_AFTER_ITEMS, ESTIMATE_AFTER_SECONDS
 
 SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
 #: seconds between two looks at the stores

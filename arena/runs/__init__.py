@@ -13,7 +13,9 @@
 - :mod:`arena.runs.store`: the results store (``results.sqlite``) and its typed API;
 - :mod:`arena.runs.loop`: :func:`run_schedule`, which skips what is stored,
   plays the rest through a pool and stores each game as it ends;
-- :mod:`arena.runs.options`: the command-line options every such command shares.
+- :mod:`arena.runs.options`: the command-line options every such command shares;
+- :mod:`arena.runs.folders`: the results folder checked before any bot starts;
+- :mod:`arena.runs.progress`: how a run shows its progress (a bar, or periodic lines).
 
 A schedule (the games to play) comes from a tournament format
 (:mod:`arena.tournament.schedule`) or a comparison design

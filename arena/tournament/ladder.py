@@ -31,7 +31,7 @@ from arena.runs.spec import GameSpec
 from arena.runs.store import Store
 from arena.standings.raters import Rating
 from arena.tournament.config import Tournament
-from arena.tournament.progress import Tally
+from arena.runs.progress import Tally
 from arena.tournament.ratings import rate_games
 from arena.tournament.schedule import GamePlan, Schedule, game_specs, labelled, playing_entrants
 

@@ -24,10 +24,10 @@ from arena.runs.reuse import keep_stale_games, plan_reuse
 from arena.runs.store import Store, create_or_open
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
-from arena.tournament.folders import check_results_folder
+from arena.runs.folders import check_results_folder
 from arena.tournament.ladder import run_ladder
 from arena.tournament.live_ratings import LiveRatings
-from arena.tournament.progress import Tally, make_progress
+from arena.runs.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
 from arena.versions import entrant_versions, game_versions
 
