@@ -43,6 +43,28 @@ def not_dumpable() -> None:
     prctl(PR_SET_DUMPABLE, 0)
 
 
+def is_pidfd(fd: int) -> bool:
+    """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line), alive or not."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}", "rb") as handle:
+            return any(line.startswith(b"Pid:") for line in handle)
+    except OSError:
+        return False
+
+
+def pid_of(pidfd: int) -> int | None:
+    """This process's id for the process behind ``pidfd`` (None once it is gone, or not a pidfd)."""
+    try:
+        with open(f"/proc/self/fdinfo/{pidfd}", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pid:"):
+                    pid = int(line.split()[1])
+                    return pid if pid > 0 else None
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def dumpable() -> bool:
     """Whether this process is dumpable (see :func:`not_dumpable`)."""
     return prctl(PR_GET_DUMPABLE) == 1

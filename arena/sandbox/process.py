@@ -39,6 +39,8 @@ import orjson
 from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import audit
+from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.kernel import pid_of
 from arena.sandbox import limits as sandbox_limits
 from arena.sandbox.cgroups import BotCgroup
 from arena.sandbox.jail import HOME, covered
@@ -57,8 +59,6 @@ DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
 #: what a game's bot forked by a template writes once its jail is made, before it reads anything
 JAILED = b'{"type":"jailed"}\n'
-#: Longest message read from a template's control socket; a longer one is a crash of its seat.
-CONTROL_BYTES = 4096
 #: the name of a working folder on the host (only a bot without a private root has one): WORK_PREFIX + PID-...
 WORK_PREFIX = "arena-bot-"
 _swept = False  # this process removed the working folders of runners that are gone
@@ -163,10 +163,6 @@ class TemplateCell:
     def close(self) -> None:
         os.close(self.freeze_fd)
         os.close(self.cpu_fd)
-
-
-class ControlError(Exception):
-    """A template's control message the protocol does not allow (what is wrong with it)."""
 
 
 def _signal_name(number: int) -> str:
@@ -286,9 +282,8 @@ class ProcessBot:
         self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
         self.spawn_error: str | None = None
         self.workdir: str | None = None  # a host working folder (only without a private root)
-        self.template_ready = False
+        self.protocol = TemplateProtocol()  # what the template said so far
         self.template_fault: str | None = None  # how the template broke the protocol (its seat's crash)
-        self.game_states: dict[int, str] = {}  # the games asked of the template: "asked", then "forked"
         self.cell: TemplateCell | None = None  # the template's own cgroup, with cgroups
         self.ahead_marks: dict[int, int] = {}  # the CPU time of a game's slot when its bot was asked for
         self.template_mark = 0  # the template's CPU time when its last game ended (or when it was ready)
@@ -394,7 +389,7 @@ class ProcessBot:
         self.control.setblocking(False)  # a template that reads no request cannot hold the runner in a send
         self.template_fault = None
         self.template_marks = None
-        self.game_states = {}
+        self.protocol = TemplateProtocol()
         self.control_poll = select.poll()
         self.control_poll.register(self.control, select.POLLIN)
         output_r, output_w = os.pipe()
@@ -416,7 +411,6 @@ class ProcessBot:
         os.set_blocking(output_r, False)
         self.forks = True
         self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
-        self.template_ready = False  # until it says so (its first game is asked meanwhile: seats boot in parallel)
         if self.cgroup is not None and self.cgroup.core:
             try:
                 self.cell = TemplateCell(self.cgroup, self.template_pid)
@@ -449,10 +443,10 @@ class ProcessBot:
             return None
         except OSError:
             data, fds, flags = b"", [], 0  # it is gone (a reset: it left a request unread)
-        if not data and not self.template_ready:
+        if not data and not self.protocol.ready:
             return None  # it ended before it was ready: the import failed, its stderr says why
         try:
-            message = self._checked(data, fds, flags)
+            message = self.protocol.check(data, fds, flags)
         except ControlError as error:
             for fd in fds:
                 os.close(fd)
@@ -461,7 +455,6 @@ class ProcessBot:
         if fds:  # the pidfd of a game's bot, with its "forked" message
             message["pidfd"] = fds[0]
         if message.get("ready"):
-            self.template_ready = True
             self._drain_template_output()
             self.template_mark = self.cell.cpu_ns() if self.cell is not None else 0  # importing is free
             others = self._template_company()
@@ -475,45 +468,6 @@ class ProcessBot:
                 self._hold_template()  # it answered the last request: nothing more to do until the next
                 if self.template_fault is not None:
                     return None
-        return message
-
-    def _checked(self, data: bytes, fds: list[int], flags: int) -> dict[str, Any]:
-        """The template's message ``data`` (with ``fds``) if it is one the protocol allows now, else
-        :class:`ControlError` saying what is wrong with it: every byte of a template is the bot's."""
-        if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
-            raise ControlError(f"a message longer than {CONTROL_BYTES} bytes or with more than one descriptor")
-        if not data:
-            raise ControlError("an empty message, closed its control channel or ended")
-        try:
-            message = orjson.loads(data)
-        except ValueError:
-            raise ControlError(f"a message that is not JSON: {data[:80]!r}") from None
-        if type(message) is not dict:
-            raise ControlError(f"a message that is not a JSON object: {data[:80]!r}")
-        if message == {"ready": True} and not fds:
-            if self.template_ready:
-                raise ControlError("ready twice")
-            return message
-        if not self.template_ready:
-            raise ControlError(f"a message before it was ready: {data[:80]!r}")
-        keys = set(message) - {"game"}
-        number = message.get("game")
-        state = self.game_states.get(number) if type(number) is int else None
-        if len(message) != 2 or len(keys) != 1 or state is None or not isinstance(number, int):
-            raise ControlError(f"a message of no game it was asked for: {data[:80]!r}")
-        key = keys.pop()
-        value = message[key]
-        if key == "forked" and state == "asked" and type(value) is int and len(fds) == 1:
-            if self._pid_of(fds[0]) is None and not self._is_pidfd(fds[0]):
-                raise ControlError("a descriptor that is not a process's with a forked game")
-            self.game_states[number] = "forked"
-        elif key == "error" and state == "asked" and type(value) is str and not fds:
-            self.game_states.pop(number)
-            message["error"] = cap_detail(f"the template says: {value}")
-        elif key == "exited" and state == "forked" and type(value) is int and -64 <= value <= 255 and not fds:
-            self.game_states.pop(number)
-        else:
-            raise ControlError(f"a message out of place: {data[:80]!r}" + (" with a descriptor" if fds else ""))
         return message
 
     def _template_company(self) -> str:
@@ -596,7 +550,7 @@ class ProcessBot:
         # the bot's id as this runner sees it, read from the pidfd the template sent with it (never from the
         # template's list of children, which misses a child while another one exits)
         pidfd = reply.pop("pidfd", None)
-        pid = self._pid_of(pidfd) if "forked" in reply and pidfd is not None else None
+        pid = pid_of(pidfd) if "forked" in reply and pidfd is not None else None
         if not pid and pidfd is not None:
             os.close(pidfd)
             pidfd = None
@@ -615,7 +569,7 @@ class ProcessBot:
             self.spawn_error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
             if self.template_fault:
                 self.spawn_error = self.template_fault
-            elif not self.template_ready:
+            elif not self.protocol.ready:
                 self._drain_template_output()
                 last = self.stderr_capture.last_line()
                 self.spawn_error = "the template could not import the bot" + (f"; stderr: {last}" if last else "")
@@ -653,9 +607,7 @@ class ProcessBot:
         self._resume()
         if self.cell is not None:
             self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
-        self.game_states[self.games] = "asked"
-        for old in [game for game in self.game_states if game < self.games - 64]:
-            del self.game_states[old]  # games whose end a template never reported
+        self.protocol.asked(self.games)
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep}
         slot = []
         if self.cgroup and self.cgroup.core:
@@ -676,7 +628,7 @@ class ProcessBot:
         the template's code, which made that jail, is the bot's. A bot that holds something is a crash of this
         seat (its template is killed with it)."""
         reply = self.replies.get(number, {})
-        pid = self._pid_of(reply["pidfd"]) if "pidfd" in reply else None
+        pid = pid_of(reply["pidfd"]) if "pidfd" in reply else None
         if not pid or self.template_fault is not None:
             return  # gone already: collecting it says why
         problem = self._await_jail(ours[1])
@@ -723,7 +675,7 @@ class ProcessBot:
         if self.cell is None:
             return
         self.cell.hold()
-        if not self.template_ready or not self._template_alive():
+        if not self.protocol.ready or not self._template_alive():
             return  # it is gone: what it said before it went (an import that failed) is what counts
         try:
             alone = self.cell.members() == [self.template_pid]
@@ -751,28 +703,6 @@ class ProcessBot:
         pidfd = self.replies.pop(number, {}).get("pidfd")
         if pidfd is not None:
             os.close(pidfd)
-
-    @staticmethod
-    def _is_pidfd(fd: int) -> bool:
-        """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line)."""
-        try:
-            with open(f"/proc/self/fdinfo/{fd}", "rb") as handle:
-                return any(line.startswith(b"Pid:") for line in handle)
-        except OSError:
-            return False
-
-    @staticmethod
-    def _pid_of(pidfd: int) -> int | None:
-        """The runner's id of the process behind ``pidfd`` (None once it is gone)."""
-        try:
-            with open(f"/proc/self/fdinfo/{pidfd}", "rb") as handle:
-                for line in handle:
-                    if line.startswith(b"Pid:"):
-                        pid = int(line.split()[1])
-                        return pid if pid > 0 else None
-        except (OSError, ValueError):
-            pass
-        return None
 
     def _close_template(self) -> None:
         """End the template and all its games; remove its cgroup."""
