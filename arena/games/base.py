@@ -64,6 +64,7 @@ class GameState:
     - ``players``: the number of seats.
     """
 
+    __slots__ = ()
     players: int
     seat: int | None
     decision: str | None
@@ -113,6 +114,10 @@ class GameState:
         raise NotImplementedError
 
 
+#: a clone's ``_log`` until its ``log`` is read: the clone builds its own events then (equal ones)
+UNBUILT: tuple[()] = ()
+
+
 class CompactLogState(GameState):
     """A state that notes its events as compact tuples and builds ``log`` from them only when read.
 
@@ -123,8 +128,10 @@ class CompactLogState(GameState):
     runner asks only ``log_length`` and builds events for the bots that read them.
     """
 
+    __slots__ = ("_entries", "_log")
     _entries: list[CompactEntry]
-    _log: list[LogEntry]
+    #: the events built so far; :data:`UNBUILT` in a clone until its log is read (search bots never read it)
+    _log: list[LogEntry] | tuple[()]
 
     #: each compact kind's event builder, called with the entry's fields (set by each engine)
     renderers: dict[str, Callable[..., JSONObject]] = {}
@@ -132,6 +139,8 @@ class CompactLogState(GameState):
     @property
     def log(self) -> list[LogEntry]:
         built, entries = self._log, self._entries
+        if type(built) is not list:  # UNBUILT
+            built = self._log = []
         if len(built) < len(entries):
             renderers = self.renderers
             built.extend([entry if len(entry) == 2 else (entry[0], renderers[entry[1]](*entry[2:]))
@@ -204,6 +213,21 @@ class Game:
         """
         raise NotImplementedError
 
+    def determinizer(self, view: JSONObject, options: JSONObject) -> Callable[[random.Random], GameState]:
+        """``sample(rng)``: :meth:`determinize` of this ``view``, the view read once for many samples.
+
+        A search bot draws thousands of determinizations of one view per
+        decision; an engine may read the view here once and deal each sample
+        from what it prepared. ``sample(rng)`` gives exactly the state
+        ``determinize(view, options, rng)`` would, drawing the same numbers.
+        """
+        determinize = self.determinize
+
+        def sample(rng: random.Random) -> GameState:
+            return determinize(view, options, rng)
+
+        return sample
+
     def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         """The readable account of a finished game, one line per line, from its full log."""
         raise NotImplementedError
@@ -248,24 +272,28 @@ def check_setup_money(setup: JSONObject, players: int, problem: Callable[[str], 
         raise problem(f"money cannot be negative, got {money!r}")
 
 
+#: the bits ``random.Random`` draws for a number below ``last + 1``, by ``last`` (shuffles of up to 1,024 items)
+_BITS = tuple((last + 1).bit_length() for last in range(1024))
+
+
 def shuffle(items: list[Any], rng: random.Random) -> None:
-    """``rng.shuffle(items)``, with the same result, in half the time for a plain ``random.Random``.
+    """``rng.shuffle(items)``, with the same result, in under half the time for a plain ``random.Random``.
 
     Every game's setup and determinization shuffles its cards, so this runs
     once per game and per search sample: the method's draw per card
-    (``_randbelow``) is inlined here, drawing the same bits in the same order.
+    (``_randbelow``) is inlined here, drawing the same bits in the same order,
+    with each position's bit count read from a table rather than computed.
     Any other generator (a subclass, ``SystemRandom``) shuffles itself.
     """
-    if type(rng) is not random.Random:
+    if type(rng) is not random.Random or len(items) > len(_BITS):
         rng.shuffle(items)
         return
     getrandbits = rng.getrandbits
+    bits = _BITS
     for last in range(len(items) - 1, 0, -1):
-        bound = last + 1
-        bits = bound.bit_length()
-        other = getrandbits(bits)
-        while other >= bound:
-            other = getrandbits(bits)
+        other = getrandbits(bits[last])
+        while other > last:
+            other = getrandbits(bits[last])
         items[last], items[other] = items[other], items[last]
 
 

@@ -1,8 +1,9 @@
 """``mcts``: information-set Monte Carlo tree search, for Modern Art and Maritime Silk Road.
 
 For each decision it samples states consistent with its view through the
-game's own ``determinize(view, options, rng)``, simulates them with
-``clone``/``apply`` (see ``mcts_search``), and plays the best root action.
+game's own ``determinize(view, options, rng)`` (through its ``determinizer``, which
+reads the view once per decision), simulates them with ``clone``/``apply``
+(see ``mcts_search``), and plays the best root action.
 The game-specific parts (which actions the tree considers, the rollout
 policy, the evaluation of a cut-off game) live in ``mcts_modern_art`` and
 ``mcts_silk_road``. Modern Art grows a tree (:class:`~arena_bots.mcts_search.Search`);
@@ -87,7 +88,8 @@ class MctsBot:
     def decide(self, request: dict) -> dict:
         began = time.perf_counter()
         view = request["view"]
-        state = self.game.determinize(view, self.options, self.rng)
+        sample = self.sampler(view)
+        state = sample(self.rng)
         candidates = self.policy.candidates(state)
         if len(candidates) == 1:
             self.kept = None
@@ -101,10 +103,19 @@ class MctsBot:
             search.iterate(state)
             if self.iterations and search.iterations >= self.iterations or time.perf_counter() >= deadline:
                 break
-            state = self.game.determinize(view, self.options, self.rng)
+            state = sample(self.rng)
         action = search.best()
         self.kept = search.root.children.get(action_key(action))
         return action
+
+    def sampler(self, view: dict):
+        """``sample(rng)``: a determinization of ``view`` (the game's ``determinizer``, which reads the view
+        once for the whole search, when it has one; the same states for the same draws either way)."""
+        determinizer = getattr(self.game, "determinizer", None)
+        if determinizer is not None:
+            return determinizer(view, self.options)
+        game, options = self.game, self.options
+        return lambda rng: game.determinize(view, options, rng)
 
     def reusable(self, request: dict) -> Node | None:
         """The subtree kept from the last decision, when only this seat's own events came since."""

@@ -9,11 +9,13 @@ asked again through the engine's own asking code.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 from arena.games.base import shuffle
 from arena.games.modern_art.cards import ARTISTS, CARD_ARTIST, CARD_COUNT, CARD_KIND, DOUBLE, FIXED, KINDS
 from arena.games.modern_art.state import ModernArtState
+
+_new = object.__new__
 
 
 def determinize(view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> ModernArtState:
@@ -24,52 +26,98 @@ def determinize(view: dict[str, Any], options: dict[str, Any], rng: random.Rando
     0..their money. A seat asked ``add_double`` gets a card that can join the
     double, as it must hold one.
     """
+    return determinizer(view, options)(rng)
+
+
+def determinizer(view: dict[str, Any], options: dict[str, Any]) -> Callable[[random.Random], ModernArtState]:
+    """``sample(rng)``: :func:`determinize` of ``view``, the view read once (search bots sample one view
+    thousands of times a decision).
+
+    The public part of the state is built once, as a template that each
+    sample clones; a sample shuffles the unseen cards and deals them as
+    :func:`determinize` always has: a joining card first for a seat asked
+    ``add_double`` (the first that can join, in shuffled order), then each
+    other hand in seat order, the phantom pile and the deck, each from the
+    end of the shuffled pool; then the sealed bids already in, in seat order.
+    """
     players, me = view["players"], view["seat"]
     decision, to_act, auction = view["decision"], view["to_act"], view["auction"]
     hand = [card["id"] for card in view["hand"]]
     played = [card["id"] for card in view["played"]]
     seen = set(hand) | set(played) | set(view["discarded"])
-    pool = [card for card in range(CARD_COUNT) if card not in seen]
-    shuffle(pool, rng)
-    hands: list[list[int]] = [[] for _ in range(players)]
-    hands[me] = hand
+    unseen = [card for card in range(CARD_COUNT) if card not in seen]
+    joins = None
     if decision == "add_double" and to_act != me:
         artist = CARD_ARTIST[auction["cards"][0]["id"]]
-        joining = next(card for card in pool if CARD_ARTIST[card] == artist and CARD_KIND[card] != DOUBLE)
-        pool.remove(joining)
-        hands[to_act].append(joining)
-    for seat, size in enumerate(view["hand_sizes"]):
-        if seat != me:
-            while len(hands[seat]) < size:
-                hands[seat].append(pool.pop())
+        joins = frozenset(card for card in unseen if CARD_ARTIST[card] == artist and CARD_KIND[card] != DOUBLE)
+    #: (seat, cards dealt to it) for the hidden hands, in seat order (the joining card counts as one)
+    deals = [(seat, size - (seat == to_act and joins is not None))
+             for seat, size in enumerate(view["hand_sizes"]) if seat != me]
+    pile_size, deck_size = view["phantom_size"], view["deck_size"]
 
-    state = object.__new__(ModernArtState)
-    state.players = players
-    state.phantom = bool(options.get("phantom"))
-    state.split = bool(options.get("double_split"))
-    state.hands = [sorted(cards) for cards in hands]
-    state.cash = list(view["money"])
-    state.pile = [pool.pop() for _ in range(view["phantom_size"])]
-    state.deck = [pool.pop() for _ in range(view["deck_size"])]
-    state.cards_left = sum(view["hand_sizes"])
-    state.round = view["round"] - 1
-    state.markers = [list(view["markers"][name]) for name in ARTISTS]
-    state.discarded = list(view["discarded"])
-    state.counts = [view["counts"][name] for name in ARTISTS]
-    state.bought = [[card["id"] for card in cards] for cards in view["bought"]]
-    state.played = played
-    state.log = []
-    state.upcoming = None
-    state._clear_auction()
-    state.seat = state.decision = state.legal = None
-    state.turn = state.auctioneer = view["auctioneer"]
+    template = _new(ModernArtState)
+    template.players = players
+    template.phantom = bool(options.get("phantom"))
+    template.split = bool(options.get("double_split"))
+    template.hands = [sorted(hand) if seat == me else [] for seat in range(players)]
+    template.cash = list(view["money"])
+    template.pile = []
+    template.deck = []
+    template.cards_left = sum(view["hand_sizes"])
+    template.round = view["round"] - 1
+    template.markers = tuple(tuple(view["markers"][name]) for name in ARTISTS)
+    template.discarded = list(view["discarded"])
+    template.counts = [view["counts"][name] for name in ARTISTS]
+    template.bought = [tuple([card["id"] for card in cards]) for cards in view["bought"]]
+    template.played = played
+    template.log = []
+    template.upcoming = None
+    template._clear_auction()
+    template.seat = template.decision = template.legal = None
+    template.turn = template.auctioneer = view["auctioneer"]
+    #: other seats whose sealed bids are in, with their money (each bid drawn from 0 to it)
+    drawn_bids: list[tuple[int, int]] = []
     if auction is not None:
-        _restore_auction(state, auction, me, rng)
-    _resume(state, decision, to_act)
-    return state
+        _restore_auction(template, auction, me, drawn_bids)
+
+    def sample(rng: random.Random) -> ModernArtState:
+        pool = unseen[:]
+        shuffle(pool, rng)
+        state = template.clone()
+        hands = state.hands
+        if joins is not None:
+            joining = next(card for card in pool if card in joins)
+            pool.remove(joining)
+            hands[to_act].append(joining)
+        end = len(pool)
+        for seat, count in deals:
+            if count > 0:
+                cards = hands[seat]
+                cards += pool[end - count:end]
+                cards.sort()
+                end -= count
+        # the pile and then the deck, each popped one card at a time from the end of the pool: reversed slices
+        pile = pool[end - pile_size:end]
+        pile.reverse()
+        state.pile = pile
+        end -= pile_size
+        deck = pool[end - deck_size:end]
+        deck.reverse()
+        state.deck = deck
+        if drawn_bids:
+            sealed = state.sealed
+            randint = rng.randint
+            for seat, money in drawn_bids:
+                sealed[seat] = randint(0, money)
+        _resume(state, decision, to_act)
+        return state
+
+    return sample
 
 
-def _restore_auction(state: ModernArtState, auction: dict[str, Any], me: int, rng: random.Random) -> None:
+def _restore_auction(state: ModernArtState, auction: dict[str, Any], me: int,
+                     drawn_bids: list[tuple[int, int]]) -> None:
+    """The auction of the view; the other seats' sealed bids already in are left to draw (``drawn_bids``)."""
     state.lot = [card["id"] for card in auction["cards"]]
     state.kind = KINDS.index(auction["kind"])
     state.turn = auction["original_auctioneer"]
@@ -80,7 +128,10 @@ def _restore_auction(state: ModernArtState, auction: dict[str, Any], me: int, rn
         state.price = auction["price"]
     state.sealed = [0] * state.players
     for seat in auction["sealed_in"]:
-        state.sealed[seat] = auction["own_sealed_bid"] if seat == me else rng.randint(0, state.cash[seat])
+        if seat == me:
+            state.sealed[seat] = auction["own_sealed_bid"]
+        else:
+            drawn_bids.append((seat, state.cash[seat]))
 
 
 def _resume(state: ModernArtState, decision: str | None, to_act: int | None) -> None:

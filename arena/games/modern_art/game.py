@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 from arena.games.base import Game, LogEntry, Option
 from arena.games.modern_art import setup as setups
 from arena.games.modern_art.narrate import narrate
 from arena.games.modern_art.state import ModernArtState
-from arena.games.modern_art.determinize import determinize
+from arena.games.modern_art.determinize import determinize, determinizer
 
 
 def _three_players_only(players: int) -> str | None:
@@ -40,6 +40,9 @@ class ModernArt(Game):
 
     def determinize(self, view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> ModernArtState:
         return determinize(view, options, rng)
+
+    def determinizer(self, view: dict[str, Any], options: dict[str, Any]) -> Callable[[random.Random], ModernArtState]:
+        return determinizer(view, options)
 
     def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         return narrate(log, players)

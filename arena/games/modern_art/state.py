@@ -17,7 +17,7 @@ import json
 from typing import Any, Callable
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.base import CompactLogState
+from arena.games.base import UNBUILT, CompactLogState
 from arena.games.modern_art.cards import (
     ARTISTS,
     CARD_ARTIST,
@@ -37,6 +37,7 @@ from arena.games.modern_art.setup import MAX_PLAYERS
 from arena.games.modern_art.views import build_view
 
 ARTIST_RANGE = range(len(ARTISTS))
+_new = object.__new__
 #: each seat's ``pass`` and ``decline`` entries, noted often: shared rather than made each time
 PASSES = tuple((None, "pass", seat) for seat in range(MAX_PLAYERS))
 DECLINES = tuple((None, "decline", seat) for seat in range(MAX_PLAYERS))
@@ -67,6 +68,10 @@ class ModernArtState(CompactLogState):
     """
 
     renderers = RENDERERS
+    #: every field (no ``__dict__``: a state is copied field by field, thousands of times a search)
+    __slots__ = ("players", "phantom", "split", "hands", "cash", "deck", "pile", "cards_left", "round", "markers",
+                 "discarded", "counts", "bought", "played", "turn", "auctioneer", "lot", "kind", "high",
+                 "high_bidder", "passed", "price", "sealed", "seat", "decision", "legal", "upcoming")
 
     def __init__(self, setup: dict[str, Any], options: dict[str, Any]) -> None:
         players = setup["players"]
@@ -79,7 +84,8 @@ class ModernArtState(CompactLogState):
         self.pile = list(setup.get("phantom") or ())
         self.cards_left = sum(map(len, self.hands))
         self.round = 0
-        self.markers = [[0] * ROUNDS for _ in ARTISTS]
+        #: each artist's markers by round: rows of tuples, replaced at a round's end (clones share them)
+        self.markers: tuple[tuple[int, ...], ...] = ((0,) * ROUNDS,) * len(ARTISTS)
         self.discarded: list[int] = []
         self._new_round_table()
         self._clear_auction()
@@ -91,7 +97,8 @@ class ModernArtState(CompactLogState):
 
     def _new_round_table(self) -> None:
         self.counts = [0] * len(ARTISTS)
-        self.bought: list[list[int]] = [[] for _ in range(self.players)]
+        #: each seat's paintings bought this round: tuples, replaced on a sale (clones copy one list, not one a seat)
+        self.bought: list[tuple[int, ...]] = [()] * self.players
         self.played: list[int] = []
 
     def _clear_auction(self) -> None:
@@ -149,22 +156,39 @@ class ModernArtState(CompactLogState):
         return self.cash[:]
 
     def clone(self) -> "ModernArtState":
-        """A copy of every list the game changes in place (``discarded`` is only ever replaced: shared)."""
-        other = object.__new__(ModernArtState)
-        other.__dict__.update(self.__dict__)
-        other.hands = [hand[:] for hand in self.hands]
+        """A copy of every list the game changes in place; what is only ever replaced is shared
+        (``markers``, tuples; ``discarded``). The clone builds its own ``log`` from the entries when read
+        (equal events): search bots clone thousands of times a decision and never read it."""
+        other = _new(ModernArtState)
+        other.players = self.players
+        other.phantom = self.phantom
+        other.split = self.split
+        other.hands = list(map(list.copy, self.hands))
         other.cash = self.cash[:]
         other.deck = self.deck[:]
         other.pile = self.pile[:]
-        other.markers = [row[:] for row in self.markers]
+        other.cards_left = self.cards_left
+        other.round = self.round
+        other.markers = self.markers
+        other.discarded = self.discarded
         other.counts = self.counts[:]
-        other.bought = [cards[:] for cards in self.bought]
+        other.bought = self.bought[:]
         other.played = self.played[:]
+        other.turn = self.turn
+        other.auctioneer = self.auctioneer
         other.lot = self.lot[:]
+        other.kind = self.kind
+        other.high = self.high
+        other.high_bidder = self.high_bidder
         other.passed = self.passed[:]
+        other.price = self.price
         other.sealed = self.sealed[:]
+        other.seat = self.seat
+        other.decision = self.decision
+        other.legal = self.legal
+        other.upcoming = self.upcoming
         other._entries = self._entries[:]
-        other._log = self._log[:]
+        other._log = UNBUILT
         return other
 
     # -- rounds and turns --
@@ -412,7 +436,8 @@ class ModernArtState(CompactLogState):
             else:
                 money[auctioneer] += price
                 payments = ((buyer, auctioneer, price),)
-        self.bought[buyer].extend(self.lot)
+        bought = self.bought
+        bought[buyer] = bought[buyer] + tuple(self.lot)
         self._entries.append((None, "sale", auctioneer, buyer, price, tuple(self.lot), payments))
         if self.phantom and self.pile:
             self.seat = buyer
@@ -461,9 +486,13 @@ class ModernArtState(CompactLogState):
         ranked = [artist for artist in sorted(ARTIST_RANGE, key=counts.__getitem__, reverse=True)[: len(MARKERS)]
                   if counts[artist]]
         values = [0] * len(ARTISTS)
-        for place, artist in enumerate(ranked):
-            markers[artist][round_] = MARKERS[place]
-            values[artist] = sum(markers[artist][: round_ + 1])
+        if ranked:
+            rows = list(markers)
+            for place, artist in enumerate(ranked):
+                row = rows[artist]
+                rows[artist] = row = row[:round_] + (MARKERS[place],) + row[round_ + 1:]
+                values[artist] = sum(row[: round_ + 1])
+            self.markers = tuple(rows)
         # each painting sells for its artist's value (mapped in C: a round ends four times a game)
         value_of = values.__getitem__
         artist_of = CARD_ARTIST.__getitem__

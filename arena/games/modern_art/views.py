@@ -37,7 +37,7 @@ def build_view(state: ModernArtState, seat: int) -> dict[str, Any]:
         "money": state.cash[:],
         "deck_size": len(state.deck),
         "phantom_size": len(state.pile),
-        "markers": {name: state.markers[artist][:] for artist, name in enumerate(ARTISTS)},
+        "markers": {name: list(row) for name, row in zip(ARTISTS, state.markers)},
         "counts": {name: state.counts[artist] for artist, name in enumerate(ARTISTS)},
         "played": [card_object(card) for card in state.played],
         "bought": [[card_object(card) for card in cards] for cards in state.bought],

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 from arena.errors import OptionError
 from arena.games.base import Game, GameState, LogEntry, Option
 from arena.games.silk_road import setup as setups
-from arena.games.silk_road.determinize import determinize
+from arena.games.silk_road.determinize import determinize, determinizer
 from arena.games.silk_road.narrate import narrate
 from arena.games.silk_road.state import SilkRoadState
 
@@ -44,6 +44,9 @@ class SilkRoad(Game):
 
     def determinize(self, view: dict[str, Any], options: dict[str, Any], rng: random.Random) -> GameState:
         return determinize(view, rng)
+
+    def determinizer(self, view: dict[str, Any], options: dict[str, Any]) -> Callable[[random.Random], GameState]:
+        return determinizer(view)
 
     def narrate(self, log: list[LogEntry], players: list[str]) -> list[str]:
         return narrate(log, players)

@@ -20,7 +20,7 @@ from bisect import insort
 from typing import Any
 
 from arena.errors import IllegalAction, SetupError
-from arena.games.base import CompactLogState, competition_ranks
+from arena.games.base import UNBUILT, CompactLogState, competition_ranks
 from arena.games.silk_road.actions import check_extra_draw, check_load, check_phase1, check_phase2
 from arena.games.silk_road.cards import (
     CARD_COUNT,
@@ -40,6 +40,7 @@ from arena.games.silk_road.events import RENDERERS
 from arena.games.silk_road.views import build_view
 
 CHEAPEST = min(COSTS.values())
+_new = object.__new__
 
 
 class SilkRoadState(CompactLogState):
@@ -49,6 +50,10 @@ class SilkRoadState(CompactLogState):
     """
 
     renderers = RENDERERS
+    #: every field (no ``__dict__``: a state is copied field by field, thousands of times a search)
+    __slots__ = ("players", "hands", "market", "market_goods", "covered", "deck", "coins", "ships", "markers",
+                 "free_goods", "licenses", "porters", "exchanges", "supply", "first", "active", "phase", "loading",
+                 "absent", "seat", "decision", "legal")
 
     def __init__(self, setup: dict[str, Any], start_money: int) -> None:
         """The state at the first real decision of the (checked) ``setup``."""
@@ -81,16 +86,18 @@ class SilkRoadState(CompactLogState):
         self.covered = sorted(covered)
         self.deck = deck[::-1]
         self.coins = list(coins)
-        self.ships = [list(cargo) for cargo in ships]
+        #: each seat's ships' cargo: tuples, replaced when a ship is bought, loaded or swapped
+        self.ships: list[tuple[int, ...]] = [tuple(cargo) for cargo in ships]
         self.markers = [MARKERS_PER_GOOD] * len(GOODS)
         for cargo in self.ships:
             for good in cargo:
                 if good >= 0:  # (-1: not loaded yet)
                     self.markers[good] -= 1
         self._count_free_goods()
-        self.licenses = [held["license"] for held in specials]
-        self.porters = [held["porter"] for held in specials]
-        self.exchanges = [held["exchange"] for held in specials]
+        # the special cards held and in supply change only on a purchase, which replaces them: clones share them
+        self.licenses: tuple[int, ...] = tuple([held["license"] for held in specials])
+        self.porters: tuple[int, ...] = tuple([held["porter"] for held in specials])
+        self.exchanges: tuple[int, ...] = tuple([held["exchange"] for held in specials])
         self.supply = dict(supply)
         self.first = first
         self.active = active
@@ -146,24 +153,36 @@ class SilkRoadState(CompactLogState):
         return build_view(self, seat)
 
     def clone(self) -> "SilkRoadState":
-        other = SilkRoadState.__new__(SilkRoadState)
-        fields = dict(self.__dict__)
-        other.__dict__ = fields
-        fields["_entries"] = list(self._entries)
-        fields["_log"] = list(self._log)
-        fields["hands"] = [list(hand) for hand in self.hands]
-        fields["market"] = list(self.market)
-        fields["market_goods"] = list(self.market_goods)
-        fields["covered"] = list(self.covered)
-        fields["deck"] = list(self.deck)
-        fields["coins"] = list(self.coins)
-        fields["ships"] = [list(ships) for ships in self.ships]
-        fields["markers"] = list(self.markers)
-        fields["licenses"] = list(self.licenses)
-        fields["porters"] = list(self.porters)
-        fields["exchanges"] = list(self.exchanges)
-        fields["supply"] = dict(self.supply)
-        fields["loading"] = list(self.loading)
+        """A copy of every list the game changes in place; what is only ever replaced is shared (each
+        seat's ships and special cards, as tuples; the supply; the free goods; the absent cards). The
+        clone builds its own ``log`` from the entries when read (equal events): search bots clone
+        thousands of times a decision and never read it."""
+        other = _new(SilkRoadState)
+        other.players = self.players
+        other._entries = self._entries[:]
+        other._log = UNBUILT
+        other.hands = list(map(list.copy, self.hands))
+        other.market = self.market[:]
+        other.market_goods = self.market_goods[:]
+        other.covered = self.covered[:]
+        other.deck = self.deck[:]
+        other.coins = self.coins[:]
+        other.ships = self.ships[:]
+        other.markers = self.markers[:]
+        other.free_goods = self.free_goods
+        other.licenses = self.licenses
+        other.porters = self.porters
+        other.exchanges = self.exchanges
+        other.supply = self.supply
+        other.first = self.first
+        other.active = self.active
+        other.phase = self.phase
+        loading = self.loading
+        other.loading = loading[:] if loading else loading
+        other.absent = self.absent
+        other.seat = self.seat
+        other.decision = self.decision
+        other.legal = self.legal
         return other
 
     # -- acting --
@@ -212,7 +231,9 @@ class SilkRoadState(CompactLogState):
 
     def _load(self, good: int) -> None:
         seat, ship = self.loading.pop()
-        self.ships[seat][ship] = good
+        ships = self.ships
+        cargo = ships[seat]
+        ships[seat] = cargo[:ship] + (good,) + cargo[ship + 1:]
         self.markers[good] -= 1
         if not self.markers[good]:
             self._count_free_goods()
@@ -254,7 +275,7 @@ class SilkRoadState(CompactLogState):
         self.legal = {"swap": swap, "buy": buy}
 
     def _swap(self, swaps: list[tuple[int, int]]) -> None:
-        ships = self.ships[self.active]
+        ships = list(self.ships[self.active])
         markers = self.markers
         done = []
         for ship, good in swaps:
@@ -263,6 +284,7 @@ class SilkRoadState(CompactLogState):
             markers[good] -= 1
             ships[ship] = good
             done.append((ship, old, good))
+        self.ships[self.active] = tuple(ships)
         if 0 in markers or len(self.free_goods) < len(GOODS):
             self._count_free_goods()
         self._entries.append((None, "swap", self.active, tuple(done)))
@@ -271,20 +293,22 @@ class SilkRoadState(CompactLogState):
         seat = self.active
         cost = COSTS[card]
         self.coins[seat] -= cost
-        self.supply[card] -= 1
+        supply = self.supply.copy()  # replaced, never changed in place: clones share it
+        supply[card] -= 1
+        self.supply = supply
         self._entries.append((None, "buy", seat, card, cost))
         if card == "ship":
-            ships = self.ships[seat]
-            ships.append(-1)
+            ships = self.ships[seat] + (-1,)
+            self.ships[seat] = ships
             self.loading = [(seat, len(ships) - 1)]
             self._ask_load()
             return
         if card == "license":
-            self.licenses[seat] += 1
+            self.licenses = _one_more(self.licenses, seat)
         elif card == "porter":
-            self.porters[seat] += 1
+            self.porters = _one_more(self.porters, seat)
         else:
-            self.exchanges[seat] += 1
+            self.exchanges = _one_more(self.exchanges, seat)
         self._begin_phase2()
 
     # -- phase 2: deliver or draw, then an exchange's extra draw --
@@ -365,7 +389,12 @@ class SilkRoadState(CompactLogState):
         self._entries.append((None, {"type": "game_end", "money": money, "ranks": competition_ranks(money)}))
 
 
-def loading_order(players: int, first: int, ships: list[list[int]]) -> list[tuple[int, int]]:
+def _one_more(held: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    """``held`` with one more for ``seat`` (a new tuple: clones share the old one)."""
+    return held[:seat] + (held[seat] + 1,) + held[seat + 1:]
+
+
+def loading_order(players: int, first: int, ships: list[tuple[int, ...]]) -> list[tuple[int, int]]:
     """The setup's loads still to make, last one first: clockwise from ``first``, first ships then second."""
     order = [
         ((first + turn) % players, ship)
