@@ -257,3 +257,17 @@ def test_any_exception_while_serving_a_seat_is_that_seats_crash_and_the_game_goe
 def test_an_interrupt_of_the_runner_still_stops_the_game(seat):
     with pytest.raises(KeyboardInterrupt):
         tally([Unserved("decide", KeyboardInterrupt()), seat(external("honest"))])
+
+
+def test_a_bots_jail_is_one_frozen_value_decided_before_its_process_starts(seat):
+    from arena.sandbox.jailspec import JailSpec
+
+    program, python = seat(external("honest")), seat("chatty=py:chatty_bot:ChattyBot")
+    for bot, forks in ((program, False), (python, protections().fork_template)):
+        assert isinstance(bot.jail, JailSpec) and bot.jail.forks_games is forks
+        assert bot.jail.scratch_mb == LIMITS.memory_mb and bot.jail.cpu_seconds <= bot.jail.cpu_hard
+        assert bot.jail.namespaces == protections().namespaces
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            bot.jail.uid = 0
+    assert program.jail.readable is not None
+    assert any(str(BOTS / "honest.py").startswith(path) for path in program.jail.readable)

@@ -40,6 +40,7 @@ from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import audit
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.jailspec import JailSpec
 from arena.sandbox.kernel import pid_of
 from arena.sandbox import limits as sandbox_limits
 from arena.sandbox.cgroups import BotCgroup
@@ -299,17 +300,13 @@ class ProcessBot:
     # -- the process --
 
     def _preexec(self, uid: int | None) -> Callable[[], None]:
-        """The sandbox of a new process: limits, own user, namespaces, private root, cgroups."""
-        self.cpu_backstop_s = self.first_backstop_s = (sandbox_limits.cpu_backstop_seconds(0, self.limits.start_ms)
-                                                       + sandbox_limits.CPU_BACKSTOP_SLACK_S)
-        own_uid = uid is not None
-        return sandbox_limits.preexec(
-            sandbox_limits.resource_limits(self.limits, own_uid=own_uid), self.cpu_backstop_s, uid=uid,
-            open_up=(sandbox_limits.hidden_ancestors(self._paths_needed(), uid)
-                     if uid is not None and self.readable is None else []),
-            namespaces=self.protections.namespaces, cpu_hard=sandbox_limits.cpu_hard_seconds(self.limits),
-            readable=self.readable, scratch_mb=self.limits.memory_mb,
-            cgroup_files=self.cgroup.join_files if self.cgroup else [], forks_games=self.template)
+        """The sandbox of a new process (:class:`JailSpec`): limits, own user, namespaces, private root, cgroups."""
+        self.jail = JailSpec.for_bot(self.limits, uid=uid, namespaces=self.protections.namespaces,
+                                     readable=self.readable, needed=self._paths_needed,
+                                     cgroup_files=self.cgroup.join_files if self.cgroup else [],
+                                     forks_games=self.template)
+        self.cpu_backstop_s = self.first_backstop_s = self.jail.cpu_seconds
+        return self.jail.preexec()
 
     def _work_folder(self) -> str | None:
         """The host folder the bot works in; None when it gets a private root (its home is in its scratch there,
