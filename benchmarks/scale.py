@@ -46,7 +46,7 @@ PARALLEL_TARGET = 1.8
 COORDINATOR_SCRIPT = """
 import sys, time
 from arena.runs import loop
-from arena.tournament import runner
+from arena.runs import run as runner
 clocked = []
 real = loop.run_schedule
 def run_schedule(specs, *args, **kwargs):

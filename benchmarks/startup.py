@@ -77,12 +77,13 @@ def imports():
 clocked("import", imports)()
 from arena.cli import cli
 from arena.runs.store import Store
+from arena.runs import run
 from arena.tournament import leaderboard, runner
 runner.check_protections = clocked("protections", runner.check_protections)
 runner._check_bots = clocked("preflight", runner._check_bots)
-runner.entrant_versions = clocked("versions", runner.entrant_versions)
-runner.game_versions = clocked("versions", runner.game_versions)
-runner.create_or_open = clocked("store", runner.create_or_open)
+run.entrant_versions = clocked("versions", run.entrant_versions)
+run.game_versions = clocked("versions", run.game_versions)
+run.create_or_open = clocked("store", run.create_or_open)
 for method in ("stored_games", "bot_totals", "run_secret"):
     setattr(Store, method, clocked("store", getattr(Store, method)))
 for name in ("build_leaderboard", "write_files", "render"):

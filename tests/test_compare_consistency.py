@@ -197,7 +197,7 @@ def test_a_store_from_before_game_versions_is_read_and_its_games_replayed_or_kep
                                                                                  keep_stale):
     (isolated / "cup.toml").write_text(TOURNAMENT)
     with monkeypatch.context() as before_game_versions:  # played as arena did then: no game version anywhere
-        before_game_versions.setattr("arena.tournament.runner.game_versions", lambda games, plugins: {})
+        before_game_versions.setattr("arena.runs.run.game_versions", lambda games, plugins: {})
         assert run("run", "cup.toml", "--sandbox", "none", "-j", "0").exit_code == 0
     before = current_records("results/cup")
     assert all("game_version" not in record for record in before)

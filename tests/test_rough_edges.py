@@ -691,12 +691,12 @@ def test_a_finished_run_leaves_no_lock_file(folder):
 
 
 def test_a_failing_run_leaves_no_lock_file(tmp_path, monkeypatch):
-    import arena.tournament.runner
+    import arena.runs.run
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(arena.tournament.runner, "run_schedule", broken)
+    monkeypatch.setattr(arena.runs.run, "run_schedule", broken)
     path = write_tournament(tmp_path, ["random", "trader"], "silk-road:2", deals=1)
     with pytest.raises(OSError):
         run("run", path, "--sandbox", "none", "-j", "0")

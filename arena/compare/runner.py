@@ -1,7 +1,8 @@
 """Running a comparison: the paired schedule played by the tournament's workers, stopped by the SPRT.
 
-Games are played through the runs core (:func:`arena.runs.loop.run_schedule`,
-the same pools as ``arena run``: ``-j``, ``--scheduler``) and stored as each
+Games are played through the runs core (:func:`arena.runs.run.open_run` and
+:meth:`~arena.runs.run.Run.play`, the same steps and pools as ``arena run``:
+``-j``, ``--scheduler``) and stored as each
 finishes in a results store (``ROOT/NAME/results.sqlite``), so a comparison
 resumes, exports and replays like a tournament. The statistics, though, take blocks
 strictly in schedule order: a block counts once all its games are in and
@@ -23,14 +24,12 @@ from arena.compare.stats import REGRESSION_TEST, PairedStats, Sprt
 from arena.errors import CompareError
 from arena.plugins import Plugins
 from arena.preflight import check_entrants
-from arena.runs.loop import LOG_FILE, private_files, results_folder, run_schedule
-from arena.runs.pools import Pool, open_pool
+from arena.runs.loop import LOG_FILE, private_files
 from arena.runs.reuse import ReusePlan, plan_reuse
+from arena.runs.run import Entries, Run, open_run
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store, create_or_open
-from arena.runs.folders import check_results_folder
-from arena.runs.progress import Tally, make_progress
-from arena.versions import entrant_versions, game_key, game_versions
+from arena.runs.store import StoredGame
+from arena.versions import game_key
 
 log = logging.getLogger("arena.compare")
 OUTCOME_FILES = {"json": "compare.json", "markdown": "compare.md"}
@@ -68,6 +67,13 @@ class BlockFeed:
     def done(self) -> bool:
         return self.stats.decided is not None or self.blocks >= self.max_blocks
 
+    def game_done(self, finished: FinishedGame) -> None:
+        """An observer of the run: one game played now."""
+        self.add(finished.spec.order, finished.record["result"])
+
+    def finish(self) -> None:
+        """Nothing to finish: a block counts as soon as its games are in."""
+
 
 def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_games: int, root: str = "results",
                    jobs: int | None = None, scheduler: str | None = None, sandbox: str = "process",
@@ -87,61 +93,72 @@ def run_comparison(design: Design, plugins: Plugins, *, sprt: Sprt | None, max_g
     if max_blocks < 1:
         raise CompareError(f"--max-games {max_games} is less than one deal of {design.game} with "
                            f"{design.players} players ({design.games_per_block} games: every seat at both tables)")
-    check_results_folder(root, design.name, "compare", fresh)
-    with open_pool(jobs, scheduler, plugins) as pool:
-        # every bot started once before the folder is made: a broken one leaves nothing behind
+
+    def check() -> Entries:
+        """Every bot started once before the folder is made: a broken one leaves nothing behind."""
         check_entrants(design.entrants, [design.game_entry], plugins, sandbox, design.limits)
-        return _compare_in(design, plugins, pool, sprt=sprt, max_blocks=max_blocks, root=root, sandbox=sandbox,
-                           fresh=fresh, progress_stream=progress_stream, progress_every=progress_every,
-                           question=question, announce=announce)
+        return Entries(design.entrants, [design.game])
 
-
-def _compare_in(design: Design, plugins: Plugins, pool: Pool, *, sprt: Sprt | None, max_blocks: int, root: str,
-                sandbox: str, fresh: bool, progress_stream: TextIO | None, progress_every: float,
-                question: str = REGRESSION_TEST, announce: Callable[[str], None] = log.info) -> dict[str, Any]:
-    """The comparison inside its results folder: stored games counted first, then the blocks still needed.
-
-    Afterwards the games the verdict counted are the folder's current games, every other one history, so
-    that `arena leaderboard`, `arena report` and compare.json describe the same games, of these versions.
-    """
-    with results_folder(root, design.name, fresh) as folder:
-        store = create_or_open(folder, {"name": design.name, "kind": "compare", "definition": design.definition(),
-                                        "plan": design.plan(max_blocks)})
-        try:
-            versions = dict(zip([e.name for e in design.entrants], entrant_versions(design.entrants, plugins)))
-            versions.update(game_versions([design.game], plugins))  # the game's engine too
-            specs = design.specs(max_blocks, sandbox, plugins, store.run_secret(design.seed), versions)
-            # the SPRT's settings kept beside the games: a live site (arena serve) draws the trace as it grows
-            store.set_meta({"total": len(specs), "versions": versions,
-                            "sprt": None if sprt is None else {"elo0": sprt.elo0, "elo1": sprt.elo1,
-                                                               "alpha": sprt.alpha, "beta": sprt.beta,
-                                                               "lower": sprt.lower, "upper": sprt.upper}})
-            stats = PairedStats(sprt, fixed_question=question)
-            feed = BlockFeed(design, stats, max_blocks)
-            stored = store.stored_games()
-            _announce_changes(plan_reuse(specs, stored), announce)
-            for spec in specs:  # the stored games of the current bots count first, in schedule order
-                if spec.key in stored and not feed.done:
-                    record = store.record_by_key(spec.key)
-                    feed.add(spec.order, record["result"])
-            first = sum(spec.key in stored for spec in specs[:feed.blocks * design.games_per_block])
-            announce(f"results in {folder}: {first} stored games of these versions reused"
-                     + ("" if feed.done else ", the rest played until the test decides"))
-            played = 0
-            if not feed.done:
-                played = _play(store, folder, design, specs, pool, feed, progress_stream, progress_every)
-            counted = specs[:feed.blocks * design.games_per_block]
-            store.mark_current({spec.key: spec.order for spec in counted})
-            reused = sum(spec.key in stored for spec in counted)
-        finally:
-            store.close()
-    outcome = _outcome(design, stats, feed, folder, max_blocks, played)
+    stats = PairedStats(sprt, fixed_question=question)
+    feed = BlockFeed(design, stats, max_blocks)
+    with open_run("compare", design.name, plugins, check, seed=design.seed,
+                  meta={"definition": design.definition(), "plan": design.plan(max_blocks)}, root=root,
+                  fresh=fresh, jobs=jobs, scheduler=scheduler, progress_stream=progress_stream,
+                  progress_every=progress_every) as run:
+        played, reused = _compare_in(design, run, feed, sprt, max_blocks, sandbox, plugins, announce)
+        versions = run.versions
+    outcome = _outcome(design, stats, feed, run.folder, max_blocks, played)
     outcome["versions"] = {"candidate": versions[design.candidate.name], "baseline": versions[design.baseline.name],
                            "game": versions[game_key(design.game)]}
     outcome["reused"] = reused
     with private_files():
-        _write_outcome(folder, outcome)
+        _write_outcome(run.folder, outcome)
     return outcome
+
+
+def _compare_in(design: Design, run: Run, feed: BlockFeed, sprt: Sprt | None, max_blocks: int, sandbox: str,
+                plugins: Plugins, announce: Callable[[str], None]) -> tuple[int, int]:
+    """The comparison inside its results folder: stored games counted first, then the blocks still needed;
+    the games played now and the counted games reused.
+
+    Afterwards the games the verdict counted are the folder's current games, every other one history, so
+    that `arena leaderboard`, `arena report` and compare.json describe the same games, of these versions.
+    """
+    specs = design.specs(max_blocks, sandbox, plugins, run.secret, run.versions)
+    stored: dict[str, StoredGame] = {}
+    decided_before = False  # the stored games alone decided it: nothing is played
+
+    def reuse(specs: list[GameSpec], in_store: dict[str, StoredGame]) -> list[GameSpec]:
+        """Say what changed; count the stored games of the current bots first, in schedule order."""
+        nonlocal decided_before
+        stored.update(in_store)
+        _announce_changes(plan_reuse(specs, stored), announce)
+        for spec in specs:
+            if spec.key in stored and not feed.done:
+                feed.add(spec.order, run.store.record_by_key(spec.key)["result"])
+        first = sum(spec.key in stored for spec in specs[:feed.blocks * design.games_per_block])
+        announce(f"results in {run.folder}: {first} stored games of these versions reused"
+                 + ("" if feed.done else ", the rest played until the test decides"))
+        decided_before = feed.done
+        return specs
+
+    # the SPRT's settings kept beside the games: a live site (arena serve) draws the trace as it grows
+    outcome = run.play(specs, meta={"sprt": None if sprt is None else {
+        "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta, "lower": sprt.lower,
+        "upper": sprt.upper}}, reuse=reuse, observe=lambda specs, stored: feed,
+        keep_going=lambda: not feed.done, stop_on_failure=True)
+    if not decided_before:
+        log.info("comparison %s: %d games played now, %d blocks counted, verdict %s", design.name,
+                 outcome.played, feed.blocks, feed.stats.decided or "-")
+    if outcome.failed:
+        raise CompareError(f"game {outcome.failed[0]} (see {os.path.join(run.folder, LOG_FILE)}); "
+                           f"the games finished so far are stored")
+    if outcome.interrupted and not feed.done:
+        raise Interrupted(f"stopped after {feed.blocks} deals; the games finished so far are stored, "
+                          "run the same command again to go on", outcome.signal)
+    counted = specs[:feed.blocks * design.games_per_block]
+    run.store.mark_current({spec.key: spec.order for spec in counted})
+    return outcome.played, sum(spec.key in stored for spec in counted)
 
 
 def _announce_changes(plan: ReusePlan, announce: Callable[[str], None]) -> None:
@@ -152,33 +169,6 @@ def _announce_changes(plan: ReusePlan, announce: Callable[[str], None]) -> None:
         announce(f"game {game} changed (its rules or arena's game loop): {count} stored games are not reused")
     if plan.settings_changed:
         announce(f"{plan.settings_changed} stored games of other settings (seed, options, limits) are not reused")
-
-
-def _play(store: Store, folder: str, design: Design, specs: list[GameSpec], pool: Pool, feed: BlockFeed,
-          progress_stream: TextIO | None, progress_every: float) -> int:
-    """Play the blocks still needed through ``pool``, storing every game; the number of games played."""
-    stored = store.stored_games()
-    pending = sum(spec.key not in stored for spec in specs)
-    totals = store.bot_totals()
-    tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
-                  reused=len(specs) - pending)
-    progress = make_progress(design.name, tally, progress_stream, progress_every)
-
-    def counted(finished: FinishedGame) -> None:
-        feed.add(finished.spec.order, finished.record["result"])
-
-    outcome = run_schedule(specs, pool, store, progress, folder=folder, on_game=counted,
-                           keep_going=lambda: not feed.done, stop_on_failure=True)
-    failures = outcome.failed
-    log.info("comparison %s: %d games played now, %d blocks counted, verdict %s", design.name, outcome.played,
-             feed.blocks, feed.stats.decided or "-")
-    if failures:
-        raise CompareError(f"game {failures[0]} (see {os.path.join(folder, LOG_FILE)}); "
-                           f"the games finished so far are stored")
-    if outcome.interrupted and not feed.done:
-        raise Interrupted(f"stopped after {feed.blocks} deals; the games finished so far are stored, "
-                          "run the same command again to go on", outcome.signal)
-    return outcome.played
 
 
 def _outcome(design: Design, stats: PairedStats, feed: BlockFeed, folder: str, max_blocks: int,

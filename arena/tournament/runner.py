@@ -1,35 +1,35 @@
 """Running a tournament (``arena run``): its schedule through the runs core, into its results folder.
 
-The main process opens the store (which keeps the run's secret), builds the
-schedule and every game's spec with the versions of the bots' code, says what
-it will reuse and play, checks every bot that has games to play starts, and
-hands the specs to :func:`arena.runs.loop.run_schedule` with the pool the
-options chose. Only the main process writes the store; one run at a time may
-use a results folder.
+The steps every run shares (the folder, the pool, the bots' check, the store,
+the secret, the versions, what is reused, the progress, the play) are
+:func:`arena.runs.run.open_run` and :meth:`~arena.runs.run.Run.play`; what is
+a tournament's own is here: its sandbox requirements, disqualifying a broken
+entry (``on_broken_entry``), its schedule (or ladder), what it says it
+reuses, and its ratings, rated while the games are played
+(:class:`~arena.tournament.live_ratings.LiveRatings`). Only the main process
+writes the store; one run at a time may use a results folder.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-from typing import Callable, Iterator, TextIO
+from typing import Callable, TextIO
 
 from arena.errors import SandboxError
 from arena.plugins import Plugins
 from arena.preflight import broken_entrants, check_entrants
-from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
-from arena.runs.pools import Pool, open_pool
+from arena.runs.loop import RunOutcome
+from arena.runs.pools import Pool
 from arena.runs.reuse import keep_stale_games, plan_reuse
-from arena.runs.store import Store, create_or_open
+from arena.runs.run import Entries, Run, open_run
+from arena.runs.spec import GameSpec
+from arena.runs.store import StoredGame
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
-from arena.runs.folders import check_results_folder
 from arena.tournament.ladder import run_ladder
 from arena.tournament.live_ratings import LiveRatings
-from arena.runs.progress import Tally, make_progress
 from arena.tournament.schedule import build_schedule
-from arena.versions import entrant_versions, game_versions
 
 log = logging.getLogger("arena.tournament")
 
@@ -77,65 +77,44 @@ def run_tournament(tournament: Tournament, plugins: Plugins, *, root: str = "res
     :param keep_stale: reuse stored games that differ only by the game's version (an older engine) instead of
         playing them again (``--keep-stale``).
     """
-    check_results_folder(root, tournament.name, "tournament", fresh)
-    with _pool(pool, jobs, scheduler, plugins) as chosen:  # a bad --scheduler is refused before anything is made
+    playing = tournament
+
+    def check() -> Entries:
+        """The sandbox's protections, then every bot started once; a disqualified one is left out."""
+        nonlocal playing
         check_protections(tournament, sandbox, announce)
-        # before the folder is made: a broken bot leaves nothing behind (or, disqualified, is left out)
-        tournament, disqualified = _check_bots(tournament, plugins, sandbox, announce)
-        with results_folder(root, tournament.name, fresh) as folder:
-            store = create_or_open(folder, {"name": tournament.name, "kind": "tournament",
-                                            "definition": tournament.definition()})
-            try:
-                store.set_meta({"disqualified": disqualified})  # the leaderboard and report list them
-                return _run(tournament, plugins, store, folder, chosen, sandbox, announce,
-                            lambda tally, label: make_progress(f"{tournament.name}{label}", tally,
-                                                                  progress_stream, progress_every),
-                            keep_stale)
-            finally:
-                store.close()
+        playing, disqualified = _check_bots(tournament, plugins, sandbox, announce)
+        return Entries(playing.entrants, [entry.name for entry in playing.games], disqualified)
+
+    with open_run("tournament", tournament.name, plugins, check, seed=tournament.seed,
+                  meta={"definition": tournament.definition()}, root=root, fresh=fresh, jobs=jobs,
+                  scheduler=scheduler, pool=pool, progress_stream=progress_stream,
+                  progress_every=progress_every) as run:
+        return _run(playing, plugins, run, sandbox, announce, keep_stale)
 
 
-def _run(tournament: Tournament, plugins: Plugins, store: Store, folder: str, pool: Pool, sandbox: str,
-         announce: Callable[[str], None], progress: Callable[[Tally, str], Progress], keep_stale: bool = False
-         ) -> RunOutcome:
-    """The run inside its folder: the schedule under the run's secret, what is reused, the check, the play."""
-    secret = store.run_secret(tournament.seed)
-    schedule = build_schedule(tournament, plugins, secret)
-    versions = dict(zip([e.name for e in tournament.entrants], entrant_versions(tournament.entrants, plugins)))
-    versions.update(game_versions([entry.name for entry in tournament.games], plugins))  # the games' engines too
-    announce(seed_line(tournament.seed, folder))
+def _run(tournament: Tournament, plugins: Plugins, run: Run, sandbox: str, announce: Callable[[str], None],
+         keep_stale: bool = False) -> RunOutcome:
+    """The run inside its folder: the schedule under the run's secret, what is reused, the live ratings, the play."""
+    schedule = build_schedule(tournament, plugins, run.secret)
+    announce(seed_line(tournament.seed, run.folder))
     if tournament.format == "ladder":
-        store.set_meta({"plan": schedule.summary(), "versions": versions})
-        return run_ladder(tournament, plugins, schedule, store, secret, versions, sandbox, pool, folder,
-                          lambda label, tally: progress(tally, f" {label}"), announce)
-    specs = schedule.specs(sandbox, plugins, secret, versions)
-    store.set_meta({"plan": schedule.summary(), "total": len(specs), "versions": versions})
-    stored = store.stored_games()
-    stale_kept: dict[str, int] = {}
-    if keep_stale:
-        specs, stale_kept = keep_stale_games(specs, stored)
-    reuse = plan_reuse(specs, stored, stale_kept)
-    for line in reuse.lines(folder):
-        announce(line)
-    totals = store.bot_totals()
-    tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
-                  reused=reuse.reused)
-    live = LiveRatings(specs, store, tournament.rating, stored)  # rated while the workers play
-    try:
-        return run_schedule(specs, pool, store, progress(tally, ""), folder=folder, on_game=live.game_done,
-                            stored=stored)
-    finally:
-        live.finish()
+        run.store.set_meta({"plan": schedule.summary(), "versions": run.versions})
+        return run_ladder(tournament, plugins, schedule, run.store, run.secret, run.versions, sandbox, run.pool,
+                          run.folder, lambda label, tally: run.progress(tally, f" {label}"), announce)
 
+    def reuse(specs: list[GameSpec], stored: dict[str, StoredGame]) -> list[GameSpec]:
+        """Keep games of an older engine (``--keep-stale``), then say what is reused and what changed."""
+        stale_kept: dict[str, int] = {}
+        if keep_stale:
+            specs, stale_kept = keep_stale_games(specs, stored)
+        for line in plan_reuse(specs, stored, stale_kept).lines(run.folder):
+            announce(line)
+        return specs
 
-@contextlib.contextmanager
-def _pool(given: Pool | None, jobs: int | None, scheduler: str | None, plugins: Plugins) -> Iterator[Pool]:
-    """The pool given by the caller, or the one the options choose (opened for the block)."""
-    if given is not None:
-        yield given
-        return
-    with open_pool(jobs, scheduler, plugins) as chosen:
-        yield chosen
+    specs = schedule.specs(sandbox, plugins, run.secret, run.versions)
+    return run.play(specs, meta={"plan": schedule.summary()}, reuse=reuse,
+                    observe=lambda specs, stored: LiveRatings(specs, run.store, tournament.rating, stored))
 
 
 def _check_bots(tournament: Tournament, plugins: Plugins, sandbox: str, announce: Callable[[str], None]
