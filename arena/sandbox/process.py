@@ -30,7 +30,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from typing import Any, Callable
 
@@ -40,6 +39,7 @@ from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import audit
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.freezer import Freezer, TemplateCell, awake_here, usage_ns
 from arena.sandbox.jailspec import JailSpec
 from arena.sandbox.kernel import pid_of
 from arena.sandbox import limits as sandbox_limits
@@ -65,8 +65,6 @@ WORK_PREFIX = "arena-bot-"
 _swept = False  # this process removed the working folders of runners that are gone
 
 _uids: sandbox_limits.UidPool | None = None
-#: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
-_awake = threading.local()
 
 
 def _uid_pool() -> sandbox_limits.UidPool:
@@ -75,14 +73,6 @@ def _uid_pool() -> sandbox_limits.UidPool:
     if _uids is None or _uids.owner != os.getpid():
         _uids = sandbox_limits.UidPool()
     return _uids
-
-
-def _awake_here() -> set["ProcessBot"]:
-    """The bots of this thread's game that may run now (at most the one asked and the last to answer)."""
-    bots: set[ProcessBot] | None = getattr(_awake, "bots", None)
-    if bots is None:
-        bots = _awake.bots = set()
-    return bots
 
 
 def work_folder() -> str:
@@ -108,62 +98,6 @@ def bot_environment(home: str, extra: dict[str, Any] | None = None) -> dict[str,
                PYTHONHASHSEED=os.environ.get("PYTHONHASHSEED", "0"))
     env.update(extra or {})
     return env
-
-
-def usage_ns(cpu_stat: int) -> int:
-    """The CPU time (ns) a cgroup's open ``cpu.stat`` counts: every process and thread ever in it."""
-    return int(os.pread(cpu_stat, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
-
-
-class TemplateCell:
-    """A template's own cgroup (a leaf beside its games' slots): frozen except from a request until its answer
-    (or while the runner waits on it) and then only while its bot may run, its CPU time counted against its
-    bot, so that a template (the bot's code, between games) computes nothing for free."""
-
-    def __init__(self, cgroup: BotCgroup, pid: int) -> None:
-        folder = cgroup.leaf("template")
-        self.procs = os.path.join(folder, "cgroup.procs")
-        with open(self.procs, "w") as handle:
-            handle.write(str(pid))
-        self.freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
-        self.cpu_fd = os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY)
-        self.wanted = True  # the runner lets it run (it has a request to answer)
-        self.paused = False  # its bot is stopped (another bot is asked)
-        self.frozen = False
-
-    def _set(self) -> None:
-        frozen = self.paused or not self.wanted
-        if frozen != self.frozen:
-            os.pwrite(self.freeze_fd, b"1" if frozen else b"0", 0)
-            self.frozen = frozen
-
-    def hold(self) -> None:
-        """Freeze the template until :meth:`free` (the kernel stops it within microseconds)."""
-        self.wanted = False
-        self._set()
-
-    def free(self) -> None:
-        """Let the template run (while its bot may)."""
-        self.wanted = True
-        self._set()
-
-    def pause(self, paused: bool) -> None:
-        """Stop (or let go on) the template with its bot; a write only while it has a request to answer."""
-        self.paused = paused
-        self._set()
-
-    def cpu_ns(self) -> int:
-        """CPU time of the template (every process and thread it ever had in its cell)."""
-        return usage_ns(self.cpu_fd)
-
-    def members(self) -> list[int]:
-        """The processes in the cell (ids as this runner sees them)."""
-        with open(self.procs) as handle:
-            return [int(line) for line in handle if line.strip()]
-
-    def close(self) -> None:
-        os.close(self.freeze_fd)
-        os.close(self.cpu_fd)
 
 
 def _signal_name(number: int) -> str:
@@ -253,9 +187,6 @@ class ProcessBot:
     (:meth:`finish_game`: a template keeps only the template).
     """
 
-    #: the process group stopped by :meth:`_pause` (no freezer), until :meth:`_resume`
-    stopped: int | None = None
-
     def __init__(self, name: str, argv: list[str], limits: Limits, *, isolate: bool = True,
                  cwd: str | None = None, env: dict[str, Any] | None = None,
                  protections: Protections | None = None, readable: list[str] | None = None,
@@ -275,6 +206,7 @@ class ProcessBot:
         self.wall_factor = WALL_FACTOR if self.has_cpu_clock else 1
         self.clock = "cpu" if self.has_cpu_clock else "wall"
         self.healthy = True
+        self.freezer = Freezer(self.isolate)
         self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
         self.process: Any = None
         self.cgroup: BotCgroup | None = None
@@ -775,9 +707,7 @@ class ProcessBot:
     @property
     def frozen(self) -> bool:
         """Whether the bot's processes are stopped now (between its decisions)."""
-        if self.cgroup is not None and self.cgroup.core:
-            return self.cgroup.frozen
-        return self.stopped is not None
+        return self.freezer.frozen(self.cgroup)
 
     @property
     def running(self) -> bool:
@@ -803,37 +733,19 @@ class ProcessBot:
         return 0
 
     def _pause(self) -> None:
-        """Stop every process of the bot until it is asked again (freezer; else its process group)."""
-        _awake_here().discard(self)
-        if self.cell is not None:
-            self.cell.pause(True)
-        if self.cgroup is not None and self.cgroup.core:
-            self.cgroup.freeze()
-        elif self.isolate and self.process is not None and not self.stopped:
-            try:
-                self.stopped = os.getpgid(self.pid)
-                os.killpg(self.stopped, signal.SIGSTOP)
-            except OSError:
-                self.stopped = None
+        """Stop every process of the bot until it is asked again (:class:`Freezer`)."""
+        awake_here().discard(self)
+        self.freezer.pause(self.cgroup, self.cell, self.pid if self.process is not None else None)
 
     def _resume(self) -> None:
         """Let the bot run; it stays awake after answering until another bot of this thread is asked."""
         if self.isolate:
-            _awake_here().add(self)
-        if self.cell is not None:
-            self.cell.pause(False)
-        if self.cgroup is not None and self.cgroup.core:
-            self.cgroup.thaw()
-        elif self.stopped:
-            try:
-                os.killpg(self.stopped, signal.SIGCONT)
-            except OSError:
-                pass
-            self.stopped = None
+            awake_here().add(self)
+        self.freezer.resume(self.cgroup, self.cell)
 
     def _pause_others(self) -> None:
         """Stop the bots of this thread's game left awake after their answers, before this one is asked."""
-        awake = _awake_here()
+        awake = awake_here()
         for bot in [bot for bot in awake if bot is not self]:
             if bot.process is None:
                 awake.discard(bot)
@@ -873,7 +785,7 @@ class ProcessBot:
 
     def _cleanup(self) -> None:
         """Release what the process held: pipes, selector, work folder, user id, cgroup (a template's stay)."""
-        _awake_here().discard(self)
+        awake_here().discard(self)
         if self.process is not None:
             self.selector.close()
             if isinstance(self.process, ForkedGame):

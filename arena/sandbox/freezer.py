@@ -1,0 +1,126 @@
+"""Stopping a bot between its decisions, so that it computes only while it is asked (and is charged for).
+
+With cgroups a bot is frozen with its cgroup's ``cgroup.freeze`` (every
+process and thread at once; a frozen task still dies of SIGKILL); a Python
+bot's template has a cell of its own (:class:`TemplateCell`), frozen apart
+from its games. Without cgroups the bot's process group is stopped with
+SIGSTOP. Freezing is lazy: a bot that answered may run on until another bot
+of its game (its thread) is asked (:func:`awake_here`), and what it uses
+meanwhile counts against its next decision.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+from arena.sandbox.cgroups import BotCgroup
+
+#: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
+_awake = threading.local()
+
+
+def awake_here() -> set[Any]:
+    """The bots of this thread's game that may run now (at most the one asked and the last to answer)."""
+    bots: set[Any] | None = getattr(_awake, "bots", None)
+    if bots is None:
+        bots = _awake.bots = set()
+    return bots
+
+
+class Freezer:
+    """Stops (and lets go on) every process of one bot: its cgroups, else its process group."""
+
+    def __init__(self, isolate: bool) -> None:
+        self.isolate = isolate
+        #: the process group stopped with SIGSTOP (no freezer), until :meth:`resume`
+        self.stopped: int | None = None
+
+    def pause(self, cgroup: BotCgroup | None, cell: TemplateCell | None, pid: int | None) -> None:
+        """Stop the bot (``pid``: its process, whose group is stopped where there is no freezer)."""
+        if cell is not None:
+            cell.pause(True)
+        if cgroup is not None and cgroup.core:
+            cgroup.freeze()
+        elif self.isolate and pid is not None and not self.stopped:
+            try:
+                self.stopped = os.getpgid(pid)
+                os.killpg(self.stopped, signal.SIGSTOP)
+            except OSError:
+                self.stopped = None
+
+    def resume(self, cgroup: BotCgroup | None, cell: TemplateCell | None) -> None:
+        if cell is not None:
+            cell.pause(False)
+        if cgroup is not None and cgroup.core:
+            cgroup.thaw()
+        elif self.stopped:
+            try:
+                os.killpg(self.stopped, signal.SIGCONT)
+            except OSError:
+                pass
+            self.stopped = None
+
+    def frozen(self, cgroup: BotCgroup | None) -> bool:
+        """Whether the bot is stopped now."""
+        if cgroup is not None and cgroup.core:
+            return cgroup.frozen
+        return self.stopped is not None
+
+
+def usage_ns(cpu_stat: int) -> int:
+    """The CPU time (ns) a cgroup's open ``cpu.stat`` counts: every process and thread ever in it."""
+    return int(os.pread(cpu_stat, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
+
+
+class TemplateCell:
+    """A template's own cgroup (a leaf beside its games' slots): frozen except from a request until its answer
+    (or while the runner waits on it) and then only while its bot may run, its CPU time counted against its
+    bot, so that a template (the bot's code, between games) computes nothing for free."""
+
+    def __init__(self, cgroup: BotCgroup, pid: int) -> None:
+        folder = cgroup.leaf("template")
+        self.procs = os.path.join(folder, "cgroup.procs")
+        with open(self.procs, "w") as handle:
+            handle.write(str(pid))
+        self.freeze_fd = os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY)
+        self.cpu_fd = os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY)
+        self.wanted = True  # the runner lets it run (it has a request to answer)
+        self.paused = False  # its bot is stopped (another bot is asked)
+        self.frozen = False
+
+    def _set(self) -> None:
+        frozen = self.paused or not self.wanted
+        if frozen != self.frozen:
+            os.pwrite(self.freeze_fd, b"1" if frozen else b"0", 0)
+            self.frozen = frozen
+
+    def hold(self) -> None:
+        """Freeze the template until :meth:`free` (the kernel stops it within microseconds)."""
+        self.wanted = False
+        self._set()
+
+    def free(self) -> None:
+        """Let the template run (while its bot may)."""
+        self.wanted = True
+        self._set()
+
+    def pause(self, paused: bool) -> None:
+        """Stop (or let go on) the template with its bot; a write only while it has a request to answer."""
+        self.paused = paused
+        self._set()
+
+    def cpu_ns(self) -> int:
+        """CPU time of the template (every process and thread it ever had in its cell)."""
+        return usage_ns(self.cpu_fd)
+
+    def members(self) -> list[int]:
+        """The processes in the cell (ids as this runner sees them)."""
+        with open(self.procs) as handle:
+            return [int(line) for line in handle if line.strip()]
+
+    def close(self) -> None:
+        os.close(self.freeze_fd)
+        os.close(self.cpu_fd)
