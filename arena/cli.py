@@ -41,8 +41,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 # At exit, Python's last garbage collections walk every object of every module imported (numpy's, sqlite's,
 # the games'): 0.1-0.3 s at the end of every command, more than all of a rerun's own work on a stored
-# tournament. Frozen first (after the other exit handlers: registered first, it runs last), they are left to
-# the process's end, as the memory is anyway; reference counting still closes what is dropped.
+# tournament. Frozen by an exit handler, they are left to the process's end, as its memory is anyway; the
+# other handlers still run (logging's flush among them), and reference counting still closes what is dropped.
 atexit.register(gc.freeze)
 
 
