@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli import cli
 from arena.report.replay_page import replay_frames
-from arena.tournament.ratings import rate_games
+from arena.standings.ratings import rate_games
 from tournament_files import write_tournament
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

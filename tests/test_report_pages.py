@@ -129,7 +129,7 @@ def test_report_without_matplotlib_says_what_to_install(tmp_path, monkeypatch):
 
 def test_rating_history_starts_at_the_prior_and_ends_at_the_ratings():
     placings = [(1, "a", 1), (1, "b", 2), (1, "c", 3), (2, "a", 2), (2, "b", 1), (2, "c", 3), (3, "b", 1), (3, "c", 2)]
-    from arena.tournament.ratings import rate_games
+    from arena.standings.ratings import rate_games
 
     final = rate_games(placings)
     series = rating_histories(placings)

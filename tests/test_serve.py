@@ -479,7 +479,7 @@ def test_a_hostile_bot_name_and_fault_detail_stay_text_in_the_browser(browser, p
 def test_ratings_carried_forward_equal_a_pass_from_scratch_whatever_order_games_arrive_in():
     from arena.report.carried import CarriedRatings
     from arena.report.site import rating_histories
-    from arena.tournament.ratings import rate_games
+    from arena.standings.ratings import rate_games
 
     draw = __import__("random").Random(4)
     bots = ["a", "b", "c", "d", "e"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.standings.raters import Rater
-from arena.tournament.ratings import ENVIRONMENT
+from arena.standings.ratings import ENVIRONMENT
 
 #: a bot's points: (games played, mu, sigma), from 0 games (the prior) on
 Series = dict[str, list[tuple[int, float, float]]]
@@ -101,7 +101,7 @@ class CarriedRatings:
 
     @staticmethod
     def payload(rated: RatingPass) -> dict[str, Any]:
-        """The leaderboard's cached-figures payload of a pass (what :func:`arena.tournament.ratings.cached_ratings`
+        """The leaderboard's cached-figures payload of a pass (what :func:`arena.standings.ratings.cached_ratings`
         reads)."""
         return {"rater": rated.rater.name,
                 "ratings": {bot: [rating.mu, rating.sigma] for bot, rating in rated.rater.ratings().items()}}

@@ -46,7 +46,7 @@ from arena.report.replay_page import replay_page
 from arena.runs.loop import Progress
 from arena.standings.board import OVERALL
 from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, build_leaderboard, section_notes, standing_rows
-from arena.tournament.ratings import ENVIRONMENT, Rating, rate_games
+from arena.standings.ratings import ENVIRONMENT, Rating, rate_games
 from arena.runs.progress import Tally, make_progress
 from arena.runs.store import GameRow, Header, SeatResult, Store, open_store
 

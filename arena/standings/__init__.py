@@ -3,7 +3,8 @@
 - :mod:`arena.standings.raters`: TrueSkill (default) or OpenSkill, one pass in schedule order;
 - :mod:`arena.standings.seats`: one game's stored seats as columns, with their deal blocks;
 - :mod:`arena.standings.figures`: totals, head-to-head and the bootstrap over deal blocks (numpy);
-- :mod:`arena.standings.board`: the sections of a leaderboard as plain data.
+- :mod:`arena.standings.board`: the sections of a leaderboard as plain data;
+- :mod:`arena.standings.ratings`: a game's stored games rated in schedule order, cached in the store.
 
 :mod:`arena.tournament.leaderboard` reads the store and renders the sections.
 """

@@ -32,7 +32,7 @@ from arena.runs.store import Store
 from arena.standings.raters import Rating
 from arena.tournament.config import Tournament
 from arena.runs.progress import Tally
-from arena.tournament.ratings import rate_games
+from arena.standings.ratings import rate_games
 from arena.tournament.schedule import GamePlan, Schedule, game_specs, labelled, playing_entrants
 
 #: the confidence at which ``until = "settled"`` takes an order as decided

@@ -33,7 +33,7 @@ from arena.standings.board import HEAD_TO_HEAD_EXPLANATION, OVERALL, GameInput, 
 from arena.standings.figures import game_figures
 from arena.standings.raters import DEFAULT_RATER, describe
 from arena.standings.seats import from_rows
-from arena.tournament.ratings import OVERALL_RULE, cached_ratings
+from arena.standings.ratings import OVERALL_RULE, cached_ratings
 
 STANDING_KEYS = ("rank", "bot", "rank_low", "rank_high", "rating", "rating_low", "rating_high", "mu", "sigma",
                  "vs_next", "decided", "games", "seats", "firsts", "mean_rank", "mean_money", "faults",
