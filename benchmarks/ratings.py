@@ -43,7 +43,7 @@ from arena.formats.sampled import sampled_tables
 from arena.runs.spec import FinishedGame
 from arena.runs.store import create_or_open, open_store
 from arena.standings.raters import OPENSKILL_ENVIRONMENT, TRUESKILL_ENVIRONMENT
-from arena.tournament.leaderboard import build_leaderboard
+from arena.standings.leaderboard import build_leaderboard
 
 PLAYERS = 4
 BOTS = [f"bot{number:02d}" for number in range(40)]

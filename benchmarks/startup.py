@@ -72,13 +72,14 @@ def clocked(name, function):
     return wrapper
 def imports():
     import arena.cli
-    import arena.tournament.leaderboard
+    import arena.standings.leaderboard
     import arena.tournament.runner
 clocked("import", imports)()
 from arena.cli import cli
 from arena.runs.store import Store
 from arena.runs import run
-from arena.tournament import leaderboard, runner
+from arena.standings import leaderboard
+from arena.tournament import runner
 runner.check_protections = clocked("protections", runner.check_protections)
 runner._check_bots = clocked("preflight", runner._check_bots)
 run.entrant_versions = clocked("versions", run.entrant_versions)

@@ -14,7 +14,7 @@ from arena.compare.diff import diff_boards, render_diff
 from arena.standings.figures import game_figures
 from arena.standings.raters import rate
 from arena.standings.seats import from_rows
-from arena.tournament.leaderboard import build_leaderboard, render, select
+from arena.standings.leaderboard import build_leaderboard, render, select
 
 
 class MemoryStore:

@@ -17,7 +17,7 @@ from arena.cli import cli
 from arena.plugins import get_plugins
 from arena.tournament.config import parse_tournament
 from arena.standings.seats import from_rows
-from arena.tournament.leaderboard import build_leaderboard, write_files
+from arena.standings.leaderboard import build_leaderboard, write_files
 from arena.standings.ratings import ENVIRONMENT, cached_ratings, rate_games
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import build_schedule

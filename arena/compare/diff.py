@@ -22,7 +22,7 @@ from typing import Any, TypeGuard
 from tabulate import tabulate
 
 from arena.errors import StoreError
-from arena.tournament.leaderboard import build_leaderboard
+from arena.standings.leaderboard import build_leaderboard
 from arena.runs.store import STORE_FILE, open_store
 
 DIFF_FORMATS = ("table", "markdown", "json")

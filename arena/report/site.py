@@ -14,7 +14,7 @@ built from the store's seats and placings tables, and only the sampled games'
 records are read and replayed. A replay page weighs about 100 kB, so writing
 one per game of a large tournament would make a site of hundreds of megabytes.
 
-The figures are the leaderboard's own (:mod:`arena.tournament.leaderboard`),
+The figures are the leaderboard's own (:mod:`arena.standings.leaderboard`),
 so the site and ``arena leaderboard`` always agree.
 
 One code path for both sites: :func:`read_site` reads what the pages show,
@@ -45,7 +45,7 @@ from arena.report.markup import Cell, link, page, table, write_text
 from arena.report.replay_page import replay_page
 from arena.runs.loop import Progress
 from arena.standings.board import OVERALL
-from arena.tournament.leaderboard import HEAD_TO_HEAD_NOTE, build_leaderboard, section_notes, standing_rows
+from arena.standings.leaderboard import HEAD_TO_HEAD_NOTE, build_leaderboard, section_notes, standing_rows
 from arena.standings.ratings import ENVIRONMENT, Rating, rate_games
 from arena.runs.progress import Tally, make_progress
 from arena.runs.store import GameRow, Header, SeatResult, Store, open_store

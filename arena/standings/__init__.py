@@ -6,7 +6,7 @@
 - :mod:`arena.standings.board`: the sections of a leaderboard as plain data;
 - :mod:`arena.standings.ratings`: a game's stored games rated in schedule order, cached in the store.
 
-:mod:`arena.tournament.leaderboard` reads the store and renders the sections.
+:mod:`arena.standings.leaderboard` reads the store and renders the sections.
 """
 
 #: the forms a leaderboard is printed in (here, not beside the renderer: the CLI reads it at start-up,

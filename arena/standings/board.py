@@ -16,7 +16,7 @@ outranks a bot ranked on both. Its rank range comes from the
 same bootstrap: in each resample, every bot's mean of its per-game ranks in
 that resample, ranked the same way. The totals and head-to-head counts add up the games'.
 
-The sections are the JSON form of the leaderboard; :mod:`arena.tournament.leaderboard`
+The sections are the JSON form of the leaderboard; :mod:`arena.standings.leaderboard`
 renders them.
 """
 

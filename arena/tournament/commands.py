@@ -67,7 +67,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
       arena run tournaments/demo.toml -j 2
       arena run tournaments/demo.toml --scheduler tcp://scheduler-host:8786
     """
-    from arena.tournament.leaderboard import build_leaderboard, render, write_files
+    from arena.standings.leaderboard import build_leaderboard, render, write_files
     from arena.tournament.runner import run_tournament
 
     plugins = get_plugins()
@@ -123,7 +123,7 @@ def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> No
     the mean of their per-game ranks. docs/standings.md explains every column.
     It works while a run is still playing, on the games stored so far.
     """
-    from arena.tournament.leaderboard import build_leaderboard, render, select
+    from arena.standings.leaderboard import build_leaderboard, render, select
 
     store = open_store(folder)
     try:
