@@ -236,7 +236,7 @@ def test_ratings_made_while_playing_equal_a_rating_pass_afterwards(isolated):
 
 def test_a_rerun_with_nothing_to_play_rates_nothing_and_a_changed_field_is_rated_again(isolated, monkeypatch):
     from arena.standings import raters
-    from arena.tournament import live_ratings
+    from arena.standings import live_ratings
 
     path = write(isolated, ["random", "trader", entrant(isolated)], deals=3)
     assert run("run", path, "--sandbox", "none", "-j", "2").exit_code == 0
@@ -268,7 +268,7 @@ def test_a_rerun_with_nothing_to_play_rates_nothing_and_a_changed_field_is_rated
     assert run("leaderboard", "results/cup", "--format", "json").stdout == changed != board
 
 def test_a_lost_rating_process_costs_no_game_and_the_leaderboard_rates_afterwards(isolated, monkeypatch):
-    from arena.tournament import live_ratings
+    from arena.standings import live_ratings
 
     path = write(isolated, ["random", "r2=random", "trader"], deals=3)
     monkeypatch.setattr(live_ratings, "_rate", lambda *args: os._exit(9))  # the forked process dies at once

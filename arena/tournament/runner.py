@@ -6,7 +6,7 @@ the secret, the versions, what is reused, the progress, the play) are
 a tournament's own is here: its sandbox requirements, disqualifying a broken
 entry (``on_broken_entry``), its schedule (or ladder), what it says it
 reuses, and its ratings, rated while the games are played
-(:class:`~arena.tournament.live_ratings.LiveRatings`). Only the main process
+(:class:`~arena.standings.live_ratings.LiveRatings`). Only the main process
 writes the store; one run at a time may use a results folder.
 """
 
@@ -28,7 +28,7 @@ from arena.runs.store import StoredGame
 from arena.sandbox.probe import check_required, weaknesses
 from arena.tournament.config import Tournament
 from arena.tournament.ladder import run_ladder
-from arena.tournament.live_ratings import LiveRatings
+from arena.standings.live_ratings import LiveRatings
 from arena.tournament.schedule import build_schedule
 
 log = logging.getLogger("arena.tournament")
