@@ -112,9 +112,83 @@ def test_a_module_imports_only_its_own_layer_and_below(name):
                           + ", ".join(f"{other} ({LAYERS[layer_of(other)][0]})" for other in upward))
 
 
+def imported_names(name: str) -> set[tuple[str, str]]:
+    """``(module, name)`` of every ``from MODULE import NAME`` in ``name``'s module (``if TYPE_CHECKING:`` left out)."""
+    found: set[tuple[str, str]] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.update((node.module, alias.name) for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(MODULES[name].read_text(encoding="utf-8")))
+    return found
+
+
+def within(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
+
+
+#: the runners: each does the twelve steps of a run through arena.runs.run, and keeps only what is its own
+RUNNERS = ("arena.tournament.runner", "arena.compare.runner")
+#: the shared steps, each done once in arena.runs.run (open_run, Run.play): a runner calling one has forked them
+SHARED_STEPS = {
+    "arena.runs.folders": {"check_results_folder"},  # 1. check the folder
+    "arena.runs.pools": {"open_pool"},  # 2. open the pool
+    "arena.runs.loop": {"results_folder", "run_schedule"},  # 4. make the folder, 12. the schedule
+    "arena.runs.store": {"create_or_open"},  # 5. open the store
+    "arena.versions": {"entrant_versions", "game_versions"},  # 7. the versions
+    "arena.runs.progress": {"Tally", "make_progress"},  # 10. the tally, 11. the progress
+}
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_each_runner_does_the_shared_steps_through_open_run(runner):
+    names = imported_names(runner)
+    assert ("arena.runs.run", "open_run") in names, f"{runner} does not open its run with arena.runs.run.open_run"
+    forked = sorted(f"{module}.{name}" for module, name in names if name in SHARED_STEPS.get(module, ()))
+    assert forked == [], f"{runner} does shared steps of a run itself (arena.runs.run does them): {forked}"
+
+
+def test_the_runs_layer_imports_no_tournament_comparison_or_standings():
+    above = ("arena.tournament", "arena.compare", "arena.standings")
+    found = sorted(f"{name} -> {other}" for name in MODULES if within(name, ("arena.runs",))
+                   for other in GRAPH[name] if within(other, above))
+    assert found == [], "the runs layer is what every run uses, below what uses it: " + "; ".join(found)
+
+
+def test_standings_import_no_runner():
+    runners = ("arena.tournament", "arena.compare", "arena.runs.run", "arena.runs.loop")
+    found = sorted(f"{name} -> {other}" for name in MODULES if within(name, ("arena.standings",))
+                   for other in GRAPH[name] if within(other, runners))
+    assert found == [], "standings read stored games and rate them; they run nothing: " + "; ".join(found)
+
+
+def test_the_moved_modules_live_in_their_layers():
+    """What every run uses is in the runs layer, the standings in theirs (issue 25): none left behind."""
+    for name in ("arena.runs.progress", "arena.runs.folders", "arena.runs.run", "arena.standings.leaderboard",
+                 "arena.standings.ratings", "arena.standings.live_ratings"):
+        assert name in MODULES, f"{name} is missing"
+    for name in ("progress", "folders", "leaderboard", "ratings", "live_ratings"):
+        assert f"arena.tournament.{name}" not in MODULES, f"arena.tournament.{name} is back beside the tournament"
+
+
 def test_the_architecture_page_names_every_layer():
     page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     for title, prefixes in LAYERS:
         assert title in page, f"docs/architecture.md does not name the layer {title!r}"
         for prefix in prefixes:
             assert f"`{prefix}`" in page, f"docs/architecture.md does not place `{prefix}`"
+
+
+def test_the_architecture_page_places_the_twelve_steps():
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "`open_run(...)`" in page and "`Run.play(specs, ...)`" in page
+    steps = [line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| ") and
+             line.split("|")[1].strip().isdigit()]
+    assert steps == [str(number) for number in range(1, 13)], "docs/architecture.md lists the twelve steps in order"
