@@ -51,9 +51,10 @@ class Entrant:
     #: (set by :func:`arena.sandbox.own_files.with_neighbours`; not part of :attr:`key`)
     neighbours: tuple[str, ...] = field(default=(), compare=False)
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """A hashable identity: entrants with equal keys play identically."""
+        """A hashable identity: entrants with equal keys play identically (made once: the seat pool asks it
+        several times a game)."""
         return json.dumps([self.name, self.kind, self.target, self.options], sort_keys=True)
 
     @property

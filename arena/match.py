@@ -237,7 +237,8 @@ def play_game(
     """
     players = len(bots)
     state = game.new_state(setup, options)
-    moves: list[dict[str, Any]] = []
+    #: (seat, decision, action) per move: the record's move objects are made once, at the end
+    moves: list[tuple[int, str | None, Any]] = []
     faults: list[dict[str, Any]] = []
     fault_count = [0] * players
     stopped = [False] * players
@@ -290,16 +291,27 @@ def play_game(
     #: each seat's time for its next decision (move time plus bank), recomputed only when its bank shrinks
     allowed = [move_ms + banked for banked in bank]
     time_left = [int(ms) for ms in allowed]
+    # one request object for the whole game, its keys overwritten in place (same keys, same order): a bot
+    # that keeps a request past its decision copies it
+    request = Request()
+    request["type"] = "decide"
+    request["decision"] = request["legal"] = request["time_left_ms"] = None
+    fixed_keys = len(request)
+    # one clock read per decision: an in-process bot's time runs from the previous read (the engine's few
+    # microseconds of apply between them count, as they would on the bot's own clock); every other path
+    # reads the clock again before the next in-process decision
+    last = perf_counter()
     while (seat := state.seat) is not None:
         decision = state.decision
         if stopped[seat]:
             action = state.default_action()
-            moves.append({"seat": seat, "decision": decision, "action": action})
+            moves.append((seat, decision, action))
             apply(action)
+            last = perf_counter()
             continue
-        # filled key by key: a dict subclass takes keyword arguments far slower (same keys, same order)
-        request = Request()
-        request["type"] = "decide"
+        if len(request) != fixed_keys:  # a lazy key built for the previous decision
+            request.pop("view", None)
+            request.pop("events", None)
         request["decision"] = decision
         request["legal"] = state.legal
         request["time_left_ms"] = time_left[seat]
@@ -310,12 +322,13 @@ def play_game(
         try:
             bot_decide = direct[seat]
             if bot_decide is not None:  # what InProcessBot.decide does, inlined
-                began = perf_counter()
                 try:
                     action = bot_decide(request)
                 except Exception as error:
                     raise _crashed(error) from None
-                used = (perf_counter() - began) * 1000
+                now = perf_counter()
+                used = (now - last) * 1000
+                last = now
                 if used > allowed[seat]:
                     raise _late(used, allowed[seat])
             else:
@@ -325,6 +338,7 @@ def play_game(
                     raise
                 except Exception as error:
                     raise _unserved(str(decision), error) from None
+                last = perf_counter()
             if used > move_ms:
                 bank[seat] -= used - move_ms
                 allowed[seat] = move_ms + bank[seat]
@@ -332,20 +346,22 @@ def play_game(
             if type(action) is not dict:
                 raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
             apply(action)
-            moves.append({"seat": seat, "decision": decision, "action": action})
+            moves.append((seat, decision, action))
         except BotFault as error:
             if error.stops_seat:
                 stopped[seat] = True
             action = state.default_action()
             fault(seat, decision, error.kind, str(error), len(moves),
                   **({"clock": getattr(error, "clock", None) or bots[seat].clock} if error.kind == "timeout" else {}))
-            moves.append({"seat": seat, "decision": decision, "action": action})
+            moves.append((seat, decision, action))
             apply(action)
+            last = perf_counter()
         except ActionError as error:
             action = state.default_action()
             fault(seat, decision, error.fault_kind, str(error), len(moves))
-            moves.append({"seat": seat, "decision": decision, "action": action})
+            moves.append((seat, decision, action))
             apply(action)
+            last = perf_counter()
 
     result = state.result()
     # a crashed or timed-out bot is not spoken to again this game
@@ -373,7 +389,7 @@ def play_game(
         "seed": seed,
         "players": list(names),
         "setup": setup,
-        "moves": moves,
+        "moves": [{"seat": seat, "decision": decision, "action": action} for seat, decision, action in moves],
         "result": result,
         "faults": faults,
     }
