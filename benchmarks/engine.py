@@ -27,13 +27,28 @@ arena's time exactly.
 
     python benchmarks/engine.py                      # modern-art x4, silk-road x3
     python benchmarks/engine.py modern-art:5 --seconds 5
+
+``--end-to-end`` measures what a user runs instead: ``arena run FILE
+--sandbox none -j 1`` of random self-play (a new process; the same command on
+a one-deal file, its fixed cost, subtracted) against the baseline playing as
+many games, alternating, best of ``--rounds``; ``--against REV`` runs a git
+revision's arena beside it (its files exported and first on ``PYTHONPATH``):
+
+    python benchmarks/engine.py --end-to-end --deals 300 --rounds 2 --against f810114
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from io import BytesIO
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -41,9 +56,13 @@ from arena.errors import ArenaError, UnknownGame
 from arena.games.base import GameResult, GameState
 from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
+from arena.runs import seeds
+from arena.tournament.config import load_tournament
+from arena.tournament.schedule import build_schedule
 
 # a sibling module: the script's own folder is on sys.path when run as `python benchmarks/engine.py`
 from baseline_engines import RandomModernArtPlayer, RandomSilkRoadPlayer, play_modern_art, play_silk_road
+from runner import tournament_file
 
 DEFAULT_TABLES = ("modern-art:4", "silk-road:3")
 #: each game's baseline: its play function and its random player
@@ -282,6 +301,89 @@ def report(game_name: str, players: int, seconds: float, tallies: dict[str, Tall
               f"(not measured): arena {arena.games_per_second() / quoted:.2f}x that")
 
 
+def schedule_size(path: str) -> int:
+    """How many games the tournament file at ``path`` schedules."""
+    plugins = get_plugins()
+    tournament = load_tournament(path, plugins)
+    secret = seeds.public_secret(tournament.seed or 0)
+    return len(build_schedule(tournament, plugins, secret).specs(
+        "none", plugins, secret, {entrant.name: "v" for entrant in tournament.entrants}))
+
+
+def arena_run_seconds(path: str, pythonpath: str | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (every process of the run) of ``arena run PATH --sandbox none -j 1 --fresh``,
+    started as a user starts it; ``pythonpath`` first on ``PYTHONPATH`` runs another checkout's code."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "arena", "run", path, "--sandbox", "none", "-j", "1", "--fresh"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=os.path.dirname(path),
+                   env=env)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def end_to_end(tables: list[tuple[str, int]], deals: int, rounds: int, against: str | None) -> None:
+    """``arena run --sandbox none -j 1`` of random self-play against the baseline engine, in one run.
+
+    Per table, alternating in each round: the baseline plays the schedule's
+    number of games in this process (wall time); ``arena run`` plays the
+    schedule end to end (a new process: start-up, plugins, schedule, worker,
+    store, rating, leaderboard); the same command on a one-deal file gives the
+    fixed cost, subtracted. Best of ``rounds`` for each (the least disturbed by
+    other processes). With ``against``, that git revision's arena runs too.
+    """
+    with tempfile.TemporaryDirectory(prefix="arena-e2e-") as folder:
+        before_path = None
+        if against:
+            archive = subprocess.run(["git", "archive", against, "arena", "bots"], capture_output=True, check=True,
+                                     cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            code = os.path.join(folder, "code")
+            with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+                tar.extractall(code)
+            before_path = os.pathsep.join([code, os.path.join(code, "bots")])
+        print(f"arena run --sandbox none -j 1, random self-play, {deals} deals a table, best of {rounds} rounds; "
+              f"load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the start")
+        for game_name, players in tables:
+            path = tournament_file(folder, game_name, players, deals)
+            one = tournament_file(folder, game_name, players, 1, label="-one")
+            games, one_games = schedule_size(path), schedule_size(one)
+            base_play = baseline_player(game_name, players)
+            codes = {"arena": None, **({f"arena {against}": before_path} if against else {})}
+            best_wall = {label: float("inf") for label in codes}
+            best_cpu = {label: float("inf") for label in codes}
+            baseline_wall = baseline_cpu = float("inf")
+            for _ in range(rounds):
+                began, cpu_began = time.perf_counter(), time.process_time()
+                for seed in range(games):
+                    base_play(seed)
+                baseline_wall = min(baseline_wall, time.perf_counter() - began)
+                baseline_cpu = min(baseline_cpu, time.process_time() - cpu_began)
+                for label, code in codes.items():
+                    wall, cpu = arena_run_seconds(path, code)
+                    fixed_wall, fixed_cpu = arena_run_seconds(one, code)
+                    # the one-deal run's games are played too: count them as played at the full run's rate
+                    per_game = (wall - fixed_wall) / (games - one_games)
+                    best_wall[label] = min(best_wall[label], per_game)
+                    best_cpu[label] = min(best_cpu[label], (cpu - fixed_cpu) / (games - one_games))
+            baseline_rate = games / baseline_wall
+            print(f"{game_name} x{players}: {games} games; baseline engine {baseline_rate:,.0f} games/s "
+                  f"({baseline_cpu / games * 1000:.2f} ms CPU a game)")
+            for label in codes:
+                rate = 1 / best_wall[label]
+                print(f"  {label:<22} {rate:>7,.0f} games/s end to end, start-up subtracted: "
+                      f"{rate / baseline_rate:.2f}x the baseline's; {best_cpu[label] * 1000:.2f} ms CPU a game, "
+                      f"all processes: {baseline_cpu / games / best_cpu[label]:.2f}x the baseline's CPU rate")
+            if against:
+                now, then = best_wall["arena"], best_wall[f"arena {against}"]
+                print(f"  this checkout / {against}: {then / now:.2f}x games/s end to end, "
+                      f"{best_cpu[f'arena {against}'] / best_cpu['arena']:.2f}x in CPU a game")
+        print(f"load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the end")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tables", nargs="*", default=DEFAULT_TABLES, metavar="GAME:PLAYERS")
@@ -289,7 +391,21 @@ def main() -> None:
                         help="CPU seconds per engine and game (default 10)")
     parser.add_argument("--no-parts", action="store_true",
                         help="measure arena and the baseline only, not the engine alone and the runner alone")
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="arena run --sandbox none -j 1 (a new process, start-up subtracted) against the baseline")
+    parser.add_argument("--deals", type=int, default=300, help="deals a table for --end-to-end (default 300)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --end-to-end, best kept (default 2)")
+    parser.add_argument("--against", metavar="REV", help="with --end-to-end: a git revision's arena measured too")
     args = parser.parse_args()
+    if args.end_to_end:
+        tables = []
+        for table in args.tables:
+            game_name, _, players = table.partition(":")
+            if not players.isdigit() or game_name not in BASELINES:
+                parser.error(f"expected GAME:PLAYERS of {', '.join(BASELINES)}, got {table!r}")
+            tables.append((game_name, int(players)))
+        end_to_end(tables, args.deals, args.rounds, args.against)
+        return
     plugins = get_plugins()
     for table in args.tables:
         game_name, _, players = table.partition(":")
