@@ -20,6 +20,7 @@ so thirty entrants take about as long as the slowest one.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -73,7 +74,8 @@ def broken_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sa
                     base_dir: str | None = None) -> dict[str, str]:
     """Start every entrant once; each that cannot play, by name (in the order given), with the cause in one line.
 
-    :param entrants: the entries (an entrant listed twice is checked once).
+    :param entrants: the entries (an entrant listed twice, or one bot under several names, is started once;
+        each name is answered for).
     :param game: what they will play: a game object or name, an entry with
         ``name``, ``players`` and ``options`` (a tournament's ``[[games]]``),
         or a list of these; each entrant is checked on the first it plays.
@@ -82,7 +84,10 @@ def broken_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sa
     :param base_dir: the folder relative paths resolved against, named in the
         message when a program is missing (default: each entrant's own).
     """
-    unique = list({entrant.key: entrant for entrant in entrants}.values())
+    named = list({entrant.key: entrant for entrant in entrants}.values())
+    # entries of one bot under several names (random and b2=random) start the same process: started once
+    first = {_process(entrant): entrant for entrant in reversed(named)}
+    unique = [entrant for entrant in named if first[_process(entrant)] is entrant]
     tables = _tables(game, plugins)
     causes: dict[str, str] = {}
     seats: dict[str, Any] = {}
@@ -109,8 +114,14 @@ def broken_entrants(entrants: Iterable[Entrant], game: Any, plugins: Plugins, sa
                                                f"{3 * limits.start_ms / 1000 + SLACK_S:.0f} s")
     finally:
         close_seats(list(seats.values()))
-    return {entrant.name: " ".join(_cause(entrant, causes[entrant.key], base_dir, sandbox).split())
-            for entrant in unique if entrant.key in causes}
+    return {entrant.name: " ".join(_cause(entrant, causes[key], base_dir, sandbox).split())
+            for entrant in named if (key := first[_process(entrant)].key) in causes}
+
+
+def _process(entrant: Entrant) -> str:
+    """What makes an entrant's process: all of it but the name (which only its ``start`` message carries)."""
+    return json.dumps([entrant.kind, entrant.target, entrant.options, entrant.base_dir, list(entrant.files),
+                       list(entrant.neighbours)], sort_keys=True)
 
 
 def _start(seat: Seat, info: dict[str, Any], limits: Limits, key: str, causes: dict[str, str]) -> None:

@@ -6,12 +6,18 @@ Not timed (benchmarks/startup.py times it): these check the mechanisms that keep
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from typing import Any, Iterator
 
 import pytest
 
+from arena import preflight
+from arena.entrants import parse_spec
+from arena.match import Limits
+from arena.plugins import get_plugins
 from arena.sandbox import probe
 
 #: modules no command needs at start-up: each is imported where it is used
@@ -96,3 +102,41 @@ def test_a_command_ends_without_collecting_every_object_again():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     frozen = int(done.stdout.rsplit("frozen at exit", 1)[1])
     assert frozen > 10_000  # every module's objects (about 27,000 here), not a handful
+
+
+@pytest.fixture
+def opened(monkeypatch) -> Iterator[list[str]]:
+    """The names of the entrants whose process the check starts (each really started), from a folder a bot's
+    own user id may read."""
+    names: list[str] = []
+    real = preflight.open_seat
+
+    def open_seat(entrant: Any, *args: Any, **kwargs: Any) -> Any:
+        names.append(entrant.name)
+        return real(entrant, *args, **kwargs)
+
+    monkeypatch.setattr(preflight, "open_seat", open_seat)
+    folder = tempfile.mkdtemp(prefix="arena-startup-")
+    os.chmod(folder, 0o755)
+    monkeypatch.chdir(folder)
+    yield names
+    os.rmdir(folder)
+
+
+def check(*specs: str) -> dict[str, str]:
+    plugins = get_plugins()
+    return preflight.broken_entrants([parse_spec(spec, plugins) for spec in specs], "silk-road", plugins,
+                                     "process", Limits(start_ms=5000, move_ms=1000, bank_ms=5000))
+
+
+def test_one_bot_entered_under_several_names_is_started_once(opened):
+    assert check("random", "b2=random", "trader", "b3=random") == {}
+    assert opened == ["random", "trader"]
+
+
+def test_each_name_of_a_broken_bot_is_named_with_the_cause(opened):
+    # cat answers start with the start message itself: not the protocol
+    broken = check("random", "a=cmd:cat", "b=cmd:cat")
+    assert opened == ["random", "a"]
+    assert list(broken) == ["a", "b"]
+    assert broken["a"] == broken["b"] and "does not answer start in the protocol" in broken["a"]
