@@ -21,10 +21,11 @@ the cut-off).
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from typing import Any
+
+import orjson
 
 
 #: the progressive bias of each node's first candidate (the policy's own choice), in rewards:
@@ -32,9 +33,10 @@ from typing import Any
 PREFERENCE = 1.0
 
 
-def action_key(action: dict) -> str:
-    """A hashable name of an action: equal actions, equal keys."""
-    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+def action_key(action: dict) -> bytes:
+    """A hashable name of an action: equal actions, equal keys (its JSON with sorted keys, by ``orjson``:
+    a twentieth of ``json.dumps``'s time, which was an eighth of a Modern Art iteration)."""
+    return orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
 
 
 def play_out(policy: Any, state: Any, rng: random.Random) -> None:
@@ -67,7 +69,7 @@ class Node:
         self.visits = 0
         self.reward = 0.0  # summed rewards of ``seat`` through this node
         self.available = 1  # the times this action was legal when its parent was walked
-        self.children: dict[str, Node] = {}
+        self.children: dict[bytes, Node] = {}
 
     def score(self, exploration: float) -> float:
         """UCB1 over availability, plus the progressive bias towards the policy's preferred action."""
