@@ -14,7 +14,8 @@ In one run:
 
    - ``interpreter``: from the spawn until Python runs the first line;
    - ``import``: ``arena.cli`` and the modules ``arena run`` imports when it runs;
-   - ``protections``: which sandbox protections this machine gives (probed by starting interpreters);
+   - ``protections``: which sandbox protections this machine gives (a jailed interpreter's trial, started
+     before the run's imports as ``arena run`` starts it, then awaited);
    - ``preflight``: every bot started once in the sandbox and sent ``start``;
    - ``versions``: the versions of the bots' and the games' code;
    - ``store``: opening the store, reading the stored games and the tallies;
@@ -72,9 +73,14 @@ def clocked(name, function):
     return wrapper
 def imports():
     import arena.cli
+def more_imports():
     import arena.standings.leaderboard
     import arena.tournament.runner
 clocked("import", imports)()
+if "none" not in sys.argv:  # as arena run does first thing: the probe's trial boots while the rest is imported
+    from arena.sandbox import probe
+    clocked("protections", probe.start_probe)()
+clocked("import", more_imports)()
 from arena.cli import cli
 from arena.runs.store import Store
 from arena.runs import run

@@ -78,6 +78,17 @@ def test_a_machine_that_gives_every_protection_is_probed_with_one_interpreter(fr
     assert found.has("namespaces") and found.has("filesystem") and found.has("ipc")
 
 
+def test_a_probe_started_ahead_is_the_one_collected(fresh_probe):
+    probe.start_probe()  # as arena run and arena compare do first thing: the trial boots while they import
+    assert len(fresh_probe) == 1
+    found = probe.protections()
+    if not (found.namespaces and found.filesystem and found.fork_template):
+        pytest.skip(f"this machine does not give every protection: {found.off()}")
+    assert len(fresh_probe) == 1 and probe._started is None
+    probe.start_probe()  # known already: nothing more is started
+    assert len(fresh_probe) == 1
+
+
 def test_when_the_whole_trial_fails_each_protection_is_tried_on_its_own(fresh_probe, monkeypatch):
     if not everything_on():
         pytest.skip("this machine does not give the namespaces and the private root")

@@ -144,11 +144,14 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
       arena compare modern-art --candidate appraiser --baseline random --players 4 -j 2
       arena compare modern-art --candidate appraiser --baseline random --players 4 --improvement
     """
+    from arena.sandbox.probe import start_probe, weaknesses
+
+    if sandbox == "process":  # its trial interpreter boots while the rest is imported and the bots read
+        start_probe()
     # imported here, not at start-up: the schedule and the pools pull in numpy (0.4 s for every arena command)
     from arena.compare.design import Design, distinct_names
     from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
     from arena.compare.runner import Interrupted, run_comparison
-    from arena.sandbox.probe import weaknesses
 
     plugins = get_plugins()
     game = plugins.game(game_name)

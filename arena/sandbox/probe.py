@@ -230,15 +230,40 @@ def _passed(trial: subprocess.Popen[bytes] | None, timeout: float = 30) -> bool:
 _FILESYSTEM_TRIAL = "import os; assert os.path.isdir('/tmp') and not os.path.exists('/root/.bashrc')"
 
 
+def _trials() -> list[tuple[bool, bool]]:
+    """``(own user id, namespaces)`` to try, the most protected first."""
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return [(True, True), (True, False), (False, False)] if root else [(False, True), (False, False)]
+
+
+def _whole_trial() -> subprocess.Popen[bytes] | None:
+    """The usual case in one interpreter: a template's jail that shows a private root and forks a game's bot
+    under it proves the namespaces and the private root too (about 0.05 s of CPU and of wall time a run)."""
+    return _trial(*_trials()[0], filesystem=True, code=_FILESYSTEM_TRIAL + "\n" + _FORK_TRIAL, template=True)
+
+
+#: the whole trial started ahead by :func:`start_probe`, with the process that started it (a worker forked
+#: meanwhile cannot wait for it: it is not its child)
+_started: tuple[int, subprocess.Popen[bytes] | None] | None = None
+
+
+def start_probe() -> None:
+    """Start probing now, without waiting: a command that will sandbox bots calls it first thing, so that the
+    trial's interpreter boots while arena imports the rest and reads its input; :func:`protections` collects it."""
+    global _started
+    if _started is None and protections.cache_info().currsize == 0:
+        _started = (os.getpid(), _whole_trial())
+
+
 @functools.cache
 def protections() -> Protections:
     """The protections bots get on this machine (tried once per process, then remembered)."""
+    global _started
     root = hasattr(os, "geteuid") and os.geteuid() == 0
-    trials = [(True, True), (True, False), (False, False)] if root else [(False, True), (False, False)]
-    # the usual case in one interpreter: a template's jail that shows a private root and forks a game's bot
-    # under it proves the namespaces and the private root too (about 0.05 s of CPU and of wall time a run)
+    trials = _trials()
     likely = trials[0]
-    whole = _trial(*likely, filesystem=True, code=_FILESYSTEM_TRIAL + "\n" + _FORK_TRIAL, template=True)
+    whole = _started[1] if _started is not None and _started[0] == os.getpid() else _whole_trial()
+    _started = None
     where = cgroups.hierarchies()  # meanwhile
     filter_off, keyring_off = seccomp.refusal(), keyring.refusal()
     passed = [True] * 3 if _passed(whole) else [  # else each part in its own, all at once

@@ -20,6 +20,7 @@ from arena.runs.beside import serve_options, start_beside
 from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
+from arena.sandbox.probe import start_probe
 from arena.seating import bot_prints_to_stderr
 from arena.standings import FORMATS
 from arena.tournament.config import load_tournament
@@ -67,6 +68,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
       arena run tournaments/demo.toml -j 2
       arena run tournaments/demo.toml --scheduler tcp://scheduler-host:8786
     """
+    if sandbox == "process":  # its trial interpreter boots while the rest is imported and the file read
+        start_probe()
     from arena.standings.leaderboard import build_leaderboard, render, write_files
     from arena.tournament.runner import run_tournament
 
