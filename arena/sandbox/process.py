@@ -39,6 +39,7 @@ from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import audit
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.clock import WALL_FACTOR, BotClock
 from arena.sandbox.freezer import Freezer, TemplateCell, awake_here, usage_ns
 from arena.sandbox.jailspec import JailSpec
 from arena.sandbox.kernel import pid_of
@@ -50,8 +51,6 @@ from arena.sandbox.output import StderrCapture
 from arena.sandbox.probe import Protections
 from arena.sandbox.probe import protections as detected_protections
 
-#: The wall clock counts at 1/WALL_FACTOR against a bot's time.
-WALL_FACTOR = 3
 #: Longest reply line read; a longer one is malformed and ends the process.
 MAX_LINE = 1 << 20
 #: Environment variables a bot inherits from the runner; nothing else (no tokens).
@@ -201,10 +200,8 @@ class ProcessBot:
         self.readable = readable if isolate and self.protections.filesystem else None
         self.template = template and isolate and self.protections.fork_template
         self.keep = covered(self.readable or [])  # read-only paths under the scratch, bound again in every game
-        self.has_cpu_clock = self.protections.cpu_clock != "wall"
-        #: wall time counts at 1/wall_factor; without a CPU clock, in full
-        self.wall_factor = WALL_FACTOR if self.has_cpu_clock else 1
-        self.clock = "cpu" if self.has_cpu_clock else "wall"
+        self.timing = BotClock(self.protections.cpu_clock)
+        self.clock = "cpu" if self.has_cpu_clock else "wall"  # the clock of its last timeout (Seat protocol)
         self.healthy = True
         self.freezer = Freezer(self.isolate)
         self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
@@ -285,8 +282,8 @@ class ProcessBot:
         self.spawn_error = None
         self._take_pipes(self.process.stdin.fileno(), self.process.stdout.fileno(), self.process.stderr.fileno())
         self.pid = self._bot_pid()
-        self._watch_clock()
-        self.cpu_mark = self.cpu_origin = 0
+        self.timing.watch(self.pid)
+        self.timing.mark = self.timing.origin = 0
 
     def _take_pipes(self, stdin: int, stdout: int, stderr: int) -> None:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
@@ -295,15 +292,6 @@ class ProcessBot:
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.stdout, selectors.EVENT_READ)
         self.selector.register(self.stderr, selectors.EVENT_READ)
-
-    def _watch_clock(self) -> None:
-        self.cpu_clock_id = ((~self.pid) << 3) | 2
-        self.schedstat_fd = None
-        if self.protections.cpu_clock == "schedstat":
-            try:
-                self.schedstat_fd = os.open(f"/proc/{self.pid}/schedstat", os.O_RDONLY)
-            except OSError:
-                pass
 
     # -- the template and its games --
 
@@ -512,13 +500,13 @@ class ProcessBot:
         # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
         self.selector.register(self.control, selectors.EVENT_READ)
         self.pid = pid
-        self._watch_clock()
+        self.timing.watch(pid)
         # what the bot used since it was forked (its jail, anything it did before its game) counts in its start,
         # and what the template uses from now on (forking the next game's bot) in this game's
-        self.cpu_mark = self.cpu_origin = self.cpu_ns() if self.cgroup and self.cgroup.core else 0
+        self.timing.mark = self.timing.origin = self.cpu_ns() if self.cgroup and self.cgroup.core else 0
         ahead = self.ahead_marks.pop(number, None)
         if ahead is not None and self.cell is not None:
-            self.cpu_mark = self.cpu_origin = ahead + self.template_mark
+            self.timing.mark = self.timing.origin = ahead + self.template_mark
         self.cpu_backstop_s = self.first_backstop_s  # the game's bot has the template's limit, and no CPU time yet
         self._ask_fork()  # the next game's bot: forked now, frozen in its slot until its game
 
@@ -713,24 +701,22 @@ class ProcessBot:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    @property
+    def has_cpu_clock(self) -> bool:
+        return self.timing.cpu
+
+    @property
+    def wall_factor(self) -> int:
+        """Wall time counts at 1/wall_factor against the bot (:class:`BotClock`)."""
+        return self.timing.wall_factor
+
+    @wall_factor.setter
+    def wall_factor(self, factor: int) -> None:
+        self.timing.wall_factor = factor
+
     def cpu_ns(self) -> int:
-        """CPU time the bot has used: all its processes and threads (a cgroup), else its main process."""
-        if self.cgroup is not None and self.cgroup.core:
-            try:
-                return self.cgroup.cpu_ns() + (self.cell.cpu_ns() if self.cell is not None else 0)
-            except (OSError, ValueError, IndexError):
-                return 0
-        if self.protections.cpu_clock == "process":
-            try:
-                return time.clock_gettime_ns(self.cpu_clock_id)
-            except OSError:
-                return 0
-        if self.schedstat_fd is not None:
-            try:
-                return int(os.pread(self.schedstat_fd, 64, 0).split()[0])
-            except (OSError, ValueError, IndexError):
-                return 0
-        return 0
+        """CPU time the bot has used (:meth:`BotClock.cpu_ns`)."""
+        return self.timing.cpu_ns(self.cgroup, self.cell)
 
     def _pause(self) -> None:
         """Stop every process of the bot until it is asked again (:class:`Freezer`)."""
@@ -798,8 +784,7 @@ class ProcessBot:
                         pipe.close()
                     except OSError:
                         pass
-            if self.schedstat_fd is not None:
-                os.close(self.schedstat_fd)
+            self.timing.unwatch()
             self.process = None
         if self.template:
             return
@@ -983,9 +968,10 @@ class ProcessBot:
         # CPU since the bot's last answer counts too: it may run on until another bot is asked (the CPU
         # clock of a process without a cgroup counts from its first answer, as before it only waited to start)
         cgroup_clock = self.cgroup is not None and self.cgroup.core
-        cpu_before = self.cpu_mark if cgroup_clock or (self.isolate and self.cpu_mark) else self.cpu_ns()
+        timing = self.timing
+        cpu_before = timing.mark if cgroup_clock or (self.isolate and timing.mark) else self.cpu_ns()
         if self.isolate and self.has_cpu_clock:
-            needed = sandbox_limits.cpu_backstop_seconds(cpu_before - self.cpu_origin, limit_ms)
+            needed = sandbox_limits.cpu_backstop_seconds(cpu_before - timing.origin, limit_ms)
             if needed > self.cpu_backstop_s:
                 self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(self._limited_pid(), needed)
         began = time.perf_counter()
@@ -1004,7 +990,7 @@ class ProcessBot:
                 raise error
             cpu_ms = (self.cpu_ns() - cpu_before) / 1e6 if waited else 0.0  # no clock read before the first wait
             wall_ms = (time.perf_counter() - began) * 1000
-            charged = max(cpu_ms, wall_ms / self.wall_factor)
+            charged = timing.charged(cpu_ms, wall_ms)
             if charged > limit_ms:
                 raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
             wait = max((limit_ms - charged) / 2000, 0.001)
@@ -1017,14 +1003,14 @@ class ProcessBot:
                         raise self._crash("closed its standard output")
                 elif not self._template_heard():
                     raise self._crash("ended during the game")
-        self.cpu_mark = self.cpu_ns()
-        cpu_ms = (self.cpu_mark - cpu_before) / 1e6
+        timing.mark = self.cpu_ns()
+        cpu_ms = (timing.mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
         line = bytes(buffer[:newline])
         del buffer[:newline + 1]
         if buffer:
             self.resync = True
-        used = max(cpu_ms, wall_ms / self.wall_factor)
+        used = timing.charged(cpu_ms, wall_ms)
         if used > limit_ms:
             raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=True)
         try:
@@ -1034,17 +1020,9 @@ class ProcessBot:
             raise BotMalformed(cap_detail(f"{what}: not one JSON object on one line: {line[:120]!r}")) from None
 
     def _timeout(self, what: str, cpu_ms: float, wall_ms: float, limit_ms: float, answered: bool) -> BotTimeout:
-        by_cpu = self.wall_factor != 1 and cpu_ms >= wall_ms / self.wall_factor
-        self.clock = "cpu" if by_cpu else "wall"
-        state = "answered after" if answered else "no answer after"
-        if by_cpu:
-            detail = f"{what}: {state} {cpu_ms:.0f} ms of CPU time, limit {limit_ms:.0f} ms (cpu clock)"
-        else:
-            detail = (f"{what}: {state} {wall_ms:.0f} ms on the wall clock, cap {self.wall_factor} x "
-                      f"{limit_ms:.0f} ms (wall clock; {cpu_ms:.0f} ms of CPU time)")
+        error = self.timing.timeout(what, cpu_ms, wall_ms, limit_ms, answered)
+        self.clock = error.clock or self.clock
         self._stop()
-        error = BotTimeout(detail)
-        error.clock = self.clock
         return error
 
     # -- the adapter protocol --

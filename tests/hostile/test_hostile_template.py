@@ -94,8 +94,8 @@ def test_template_garbage_of_every_kind_is_a_crash_of_its_seat_and_the_others_pl
 
 
 def test_with_template_garbage_every_game_of_a_run_is_stored_and_the_run_exits_0(tmp_path: Path):
-    """The garbage of every kind, and garbage instead of a game's end status only when the bot lost: `arena run`
-    stores every game, the attacker's crashes in them, and exits 0."""
+    """The garbage of every kind, and garbage instead of a game's bot's exit status only when it was losing:
+    `arena run` stores every game, the attackers' crashes in them, and exits 0."""
     require("namespaces")
     entries = [{"spec": "attacker=py:hostile_template:Bot",
                 "options": {**ATTACKS["garbage"], "losing": True, "spare": 2}},
@@ -113,9 +113,11 @@ def test_with_template_garbage_every_game_of_a_run_is_stored_and_the_run_exits_0
     hit = [record for record in attacked if any(record["players"][f["seat"]] == "attacker" for f in record["faults"])]
     assert len(hit) >= len(attacked) - 2  # its first game is clean, its second may be (garbage from the third)
     assert faults["random"] == []
-    assert faults["loser"], "the bot that sends garbage after each game it lost never lost?"
-    for fault in faults["attacker"] + faults["loser"]:
+    for fault in faults["attacker"]:
         assert fault["kind"] == "crash" and fault["detail"].startswith("its template sent "), fault
+    # the loser's bot exits when behind (a crash), and its template's garbage is a crash in that game or the next
+    assert {fault["kind"] for fault in faults["loser"]} == {"crash"}
+    assert any(fault["detail"].startswith("its template sent ") for fault in faults["loser"]), faults["loser"]
 
 
 def test_the_reference_replays_a_sandboxed_game_exactly():
@@ -225,8 +227,10 @@ def test_a_template_computes_nothing_while_others_think_and_what_it_computes_is_
         pool.close()
     assert gained < 5e6, f"the template computed {gained / 1e6:.0f} ms while the honest bot thought"
     charged = [fault for _, record in records for fault in record["faults"]]
-    assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in charged] == [(0, "timeout", "start")] * 3
-    assert all("ms of CPU time, limit 1000 ms (cpu clock)" in fault["detail"] for fault in charged), charged
+    assert [(fault["seat"], fault["decision"]) for fault in charged] == [(0, "start")] * 3
+    # its start charged with what it computed (on a loaded machine the wait for its fork may end first)
+    assert all(fault["kind"] == "timeout" and "of CPU time, limit 1000 ms (cpu clock)" in fault["detail"]
+               or fault["kind"] == "crash" and "did not fork a game" in fault["detail"] for fault in charged), charged
     for seed, record in records:
         assert record["moves"] == reference(record, 0, seed)["moves"]
 

@@ -6,8 +6,8 @@ speaks to the runner, as any bot's import may: with the option ``kinds``, the
 template's answer for game N is preceded, replaced or followed by garbage of
 kind ``kinds[(N - 1) % len(kinds)]`` (see ``GARBAGE``), from game ``spare`` + 1
 on (so that it passes the run's check of every bot); with ``losing``, the
-game's bot exits with status 3 after a game it did not win and the template
-then sends garbage instead of that status. With ``notes``, the template maps
+game's bot exits with status 3 at a decision where it has less money than
+another seat, and the template then sends garbage instead of that status. With ``notes``, the template maps
 a page shared and read-only at import; each game's bot makes it writable
 (``mprotect``), reads the notes of earlier games there and adds one, and
 reports what it found (``hostile: {"notes": [...]}`` on stderr). With
@@ -250,7 +250,7 @@ if CONTROL is not None:
 
 
 class Bot:
-    """Plays like ``random``; with ``losing``, a game's bot that did not win exits with status 3 at the end."""
+    """Plays like ``random``; with ``losing``, a game's bot that is behind exits with status 3."""
 
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
@@ -268,12 +268,11 @@ class Bot:
         self.bot.start(info)
 
     def decide(self, request: dict) -> dict:
+        money = [player.get("money", 0) for player in request.get("view", {}).get("players", [])]
+        if self.losing and len(money) > self.seat and money[self.seat] < max(money):
+            sys.stderr.flush()
+            os._exit(LOST)
         if OPTIONS.get("poke"):
             print("hostile: " + json.dumps({"poked": POKED.value.decode()}), file=sys.stderr, flush=True)
         return self.bot.decide(request)
 
-    def end(self, message: dict) -> None:
-        ranks = message.get("result", {}).get("ranks") or []
-        if self.losing and len(ranks) > self.seat and ranks[self.seat] != min(ranks):
-            sys.stderr.flush()
-            os._exit(LOST)
