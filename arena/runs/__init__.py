@@ -13,6 +13,8 @@
 - :mod:`arena.runs.store`: the results store (``results.sqlite``) and its typed API;
 - :mod:`arena.runs.loop`: :func:`run_schedule`, which skips what is stored,
   plays the rest through a pool and stores each game as it ends;
+- :mod:`arena.runs.run`: the twelve steps of a run, the same for a tournament
+  and a comparison (:func:`~arena.runs.run.open_run`, :meth:`~arena.runs.run.Run.play`);
 - :mod:`arena.runs.options`: the command-line options every such command shares;
 - :mod:`arena.runs.folders`: the results folder checked before any bot starts;
 - :mod:`arena.runs.progress`: how a run shows its progress (a bar, or periodic lines).
