@@ -192,3 +192,11 @@ def test_the_architecture_page_places_the_twelve_steps():
     steps = [line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| ") and
              line.split("|")[1].strip().isdigit()]
     assert steps == [str(number) for number in range(1, 13)], "docs/architecture.md lists the twelve steps in order"
+
+
+def test_the_architecture_page_names_every_module_of_the_sandbox():
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    part = page.split("## The process sandbox, part by part", 1)[1].split("\n## ", 1)[0]
+    for module in sorted((ROOT / "sandbox").glob("*.py")):
+        if module.stem != "__init__":
+            assert f"`{module.stem}`" in part, f"docs/architecture.md's sandbox part does not name {module.stem}"

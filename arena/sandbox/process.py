@@ -8,10 +8,17 @@ the bot's stderr into a bounded tail, so a bot can stall neither the runner
 nor itself.
 
 Time: a decision may use ``limit_ms`` (move time plus what is left of the
-bank) of the bot's CPU time, read from the kernel's clock for its process;
-the wall clock counts at a third (``WALL_FACTOR``), so a bot that sleeps or
-waits is stopped after three times its limit, and one slowed down by a loaded
-machine keeps its full CPU time. The clock that ran out is the fault's ``clock``.
+bank) of the bot's CPU time (:mod:`arena.sandbox.clock`); between its
+decisions the bot is stopped (:mod:`arena.sandbox.freezer`). A new process
+gets the jail of its :class:`~arena.sandbox.jailspec.JailSpec`.
+
+A Python bot's games are forked from a *template* that imported it
+(:mod:`arena.sandbox.host`), which runs the bot's code and so is not
+trusted: what it says is checked (:mod:`arena.sandbox.control`), it runs
+only from a request until its answer, charged to its bot (its own cgroup
+cell), and each game's bot is checked from outside before its game
+(:mod:`arena.sandbox.audit`). Anything wrong is a crash of the seat, never a
+failed game.
 
 A bot that times out or crashes is killed with every process it started; it
 is started afresh for the next game (``start`` respawns it; ``SeatPool``
