@@ -7,9 +7,10 @@ For random self-play Modern Art (four seats, ``--sandbox none``):
    (:mod:`arena.standings.trueskill_ffa`; the same ratings bit for bit).
    Target: at most 50 us.
 2. **the coordinator**: CPU microseconds the main process of ``arena run -j 2``
-   spends per game while the games are played (receiving, storing, logging,
-   the progress display, handing games to the rating process), from its own
-   CPU clock around the run loop. Target: at most 50 us.
+   spends per game while the games are played (receiving, handing the rows
+   to the store's writer process, logging, the progress display, handing
+   games to the rating process), from its own CPU clock around the run loop.
+   Target: at most 50 us.
 3. **the store**: bytes of ``results.sqlite`` per stored game. Target: at most 3 KB.
 4. **parallel**: ``arena run -j 1`` and ``-j 2`` end to end (a new process each,
    start-up and leaderboard included, as a user waits for them), games/s.

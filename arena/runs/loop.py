@@ -24,7 +24,9 @@ from arena.errors import StoreError
 from arena.runs.logs import RunLog
 from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store, StoredGame, remove_store, store_path
+from arena.runs.pools.inline import InlinePool
+from arena.runs.store import Store, StoredGame, game_rows, remove_store, store_path
+from arena.runs.writer import StoreWriter
 
 log = logging.getLogger("arena.runs")
 LOG_FILE = "arena.log"
@@ -136,7 +138,8 @@ class _Sink:
     """Receives the pool's games in the main process: stores them, tells the progress and the observers.
 
     Games are written in batches, one transaction for whatever arrived within
-    :data:`BATCH_SECONDS` (at most :data:`BATCH_GAMES`): a commit costs about
+    :data:`BATCH_SECONDS` (at most :data:`BATCH_GAMES`), by the run's store
+    writer (:mod:`arena.runs.writer`) when it has one, else here: a commit costs about
     half a millisecond, as much as a fast game takes to play. A crash loses the
     games in flight and at most that moment's worth of finished ones. The
     main process reads no result while it writes, but games come packed
@@ -148,8 +151,10 @@ class _Sink:
     """
 
     def __init__(self, store: Store, outcome: RunOutcome, progress: Progress,
-                 on_game: Callable[[FinishedGame], None] | None, run_log: RunLog | None = None) -> None:
+                 on_game: Callable[[FinishedGame], None] | None, run_log: RunLog | None = None,
+                 writer: StoreWriter | None = None) -> None:
         self.store = store
+        self.writer = writer
         self.outcome = outcome
         self.progress = progress
         self.on_game = on_game
@@ -178,7 +183,10 @@ class _Sink:
     def flush(self) -> None:
         """Store the games waiting, in one transaction; then write their log lines, made where they were played."""
         if self.waiting:
-            self.store.add_many(self.waiting)
+            if self.writer is not None:
+                self.writer.add(game_rows(self.waiting))
+            else:
+                self.store.add_many(self.waiting)
             self.waiting = []
         if self.lines and self.run_log is not None:
             self.run_log.write("".join(self.lines))
@@ -259,20 +267,32 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
             yield spec
 
     run_log = RunLog(os.path.join(folder, LOG_FILE))
+    writer: StoreWriter | None = None
     try:
         log.info("%s: %d games to play of %d, %d reused, %s", store.meta("name"), len(pending), len(specs),
                  outcome.reused, type(pool).__name__)
-        sink = _Sink(store, outcome, progress, on_game, run_log)
+        # games played elsewhere are stored by a process of its own (arena.runs.writer); in-process, here
+        if not isinstance(pool, InlinePool):
+            writer = StoreWriter(store.path)
+        sink = _Sink(store, outcome, progress, on_game, run_log, writer)
         with _stop_on_signals(pool, outcome):
             try:
                 outcome.interrupted = pool.run(handed_out(), sink, len(pending), table=pending)
             finally:
                 try:
-                    sink.flush()
+                    try:
+                        sink.flush()
+                    finally:
+                        if writer is not None:
+                            writer.close()  # every game received is stored before the run goes on
                 finally:
                     progress.finish()
         log.info("%s: %d games played now, %d failed, %d of %d stored%s", store.meta("name"), outcome.played,
                  len(outcome.failed), outcome.stored, outcome.total, " (stopped)" if outcome.interrupted else "")
     finally:
-        run_log.close()
+        try:
+            if writer is not None:
+                writer.close()  # already closed unless the loop never began
+        finally:
+            run_log.close()
     return outcome

@@ -275,10 +275,14 @@ class Store:
         self.add_many([finished])
 
     def add_many(self, finished: list[FinishedGame]) -> None:
-        """Store finished games as current, in one transaction (:func:`_insert_games`)."""
+        """Store finished games as current, in one transaction."""
+        self.add_rows(game_rows(finished))
+
+    def add_rows(self, rows: list[GameRows]) -> None:
+        """Store games' rows (:func:`game_rows`) as current, in one transaction (:func:`insert_rows`)."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self.transaction() as db:
-            _insert_games(db, finished, now)
+            insert_rows(db, rows, now)
 
     # -- games out --
 
@@ -398,24 +402,20 @@ class Store:
             pass
 
 
-def _insert_games(db: sqlite3.Connection, finished: list[FinishedGame], now: str) -> None:
-    """Write finished games with their seats and faults: three statements for the lot, whatever their number.
+#: one game as the store takes it: its games row (key, id, game, table, deal, rotation, order, record, game
+#: version), its seats' rows (bot, version, money, rank, faults) and its faults' rows, without the row's number
+GameRows = tuple[tuple[Any, ...], tuple[tuple[Any, ...], ...], tuple[tuple[Any, ...], ...]]
+
+
+def game_rows(finished: list[FinishedGame]) -> list[GameRows]:
+    """The rows of finished games, ready to insert (:func:`insert_rows`) here or in another process.
 
     A game arrives packed by the process that played it (its record
     compressed, its rows made: :mod:`arena.runs.packed`); one that is not
-    (a library caller's) is packed here. Rows are numbered after the last one
-    stored, as SQLite would number them. A store of format 3 (records as JSON
-    text) becomes format 4 with its first compressed record: an older arena
-    then says the store is newer rather than failing on it.
+    (a library caller's) is packed here.
     """
-    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    row = db.execute("SELECT COALESCE(MAX(row), 0) FROM games").fetchone()[0]
-    games: list[tuple[Any, ...]] = []
-    seats: list[tuple[Any, ...]] = []
-    faults: list[tuple[Any, ...]] = []
+    rows: list[GameRows] = []
     for game in finished:
-        row += 1
         spec, packed = game.spec, game.packed
         if packed is None:
             record = game.record
@@ -424,9 +424,29 @@ def _insert_games(db: sqlite3.Connection, finished: list[FinishedGame], now: str
                                              packing.fault_rows(record))
         else:
             stored, seat_rows, fault_rows = packed.record, packed.seats, packed.faults
-        games.append((row, spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order, stored,
-                      now, spec.game_version))
-        seats.extend((row, seat, spec.game, *seat_row) for seat, seat_row in enumerate(seat_rows))
+        rows.append(((spec.key, spec.id, spec.game, spec.table, spec.deal, spec.rotation, spec.order, stored,
+                      spec.game_version), seat_rows, fault_rows))
+    return rows
+
+
+def insert_rows(db: sqlite3.Connection, rows: list[GameRows], now: str) -> None:
+    """Write games' rows with their seats and faults: three statements for the lot, whatever their number.
+
+    Rows are numbered after the last one stored, as SQLite would number them.
+    A store of format 3 (records as JSON text) becomes format 4 with its first
+    compressed record: an older arena then says the store is newer rather than
+    failing on it.
+    """
+    if db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    row = db.execute("SELECT COALESCE(MAX(row), 0) FROM games").fetchone()[0]
+    games: list[tuple[Any, ...]] = []
+    seats: list[tuple[Any, ...]] = []
+    faults: list[tuple[Any, ...]] = []
+    for (key, game_id, game, table, deal, rotation, order, stored, game_version), seat_rows, fault_rows in rows:
+        row += 1
+        games.append((row, key, game_id, game, table, deal, rotation, order, stored, now, game_version))
+        seats.extend((row, seat, game, *seat_row) for seat, seat_row in enumerate(seat_rows))
         faults.extend((row, *fault_row) for fault_row in fault_rows)
     db.executemany("INSERT OR REPLACE INTO games (row, key, id, game, table_label, deal, rotation, current, record, "
                    "finished, game_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", games)
@@ -513,7 +533,7 @@ def open_store(folder: str) -> Store:
                     if _writable_folder(os.path.dirname(path)):
                         raise  # a store that cannot be written is read as it is (only a run needs game versions)
             elif version in READ_AS_THEY_ARE:
-                pass  # format 3 becomes format 4 with the first game stored (_insert_games)
+                pass  # format 3 becomes format 4 with the first game stored (insert_rows)
             elif version > SCHEMA_VERSION:
                 raise StoreError(f"{path} was written by a newer arena (store format {version}, this arena reads "
                                  f"up to {SCHEMA_VERSION}); upgrade arena to read it")

@@ -62,6 +62,7 @@ def _rate(conn: multiprocessing.connection.Connection, rater: str, orders: dict[
     """The rating process: rate what comes down ``conn`` until ``None``, then send back the complete games' ratings."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the run, then asks
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while this process was forked
     streams = {game: _GameStream(rater, game_orders) for game, game_orders in orders.items()}
     while (batch := conn.recv()) is not None:
         for game, order, bots, ranks in batch:
@@ -92,7 +93,12 @@ class LiveRatings:
         context = multiprocessing.get_context("fork")
         self.conn, theirs = context.Pipe()
         self.process = context.Process(target=_rate, args=(theirs, rater, to_rate), name="ratings", daemon=True)
-        self.process.start()
+        # Ctrl-C held back while forking: in the new process before its handler is set, it printed a traceback
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         theirs.close()
         placings = store.placings_by_key()
         for spec in specs:
