@@ -1,4 +1,5 @@
-"""Stored records are compressed where they are played, and stores of the previous format read the same.
+"""Stored records are compressed where they are played, stores of the previous format read the same, and the
+writer process stores a run's games in order.
 
 A store of format 3 (arena before this change) keeps each record as its JSON
 text; format 4 keeps it zlib-compressed. Every test runs real ``arena run``
@@ -14,11 +15,16 @@ import shutil
 import sqlite3
 import zlib
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.runs.store import SCHEMA_VERSION, open_store
+from arena.errors import StoreError
+from arena.runs.spec import FinishedGame
+from arena.runs.store import SCHEMA_VERSION, game_rows, open_store
+from arena.runs.writer import StoreWriter
 from tournament_files import write_tournament
 
 BOTS = ['spec = "random"', 'spec = "r2=random"', 'spec = "r3=random"', 'spec = "r4=random"']
@@ -115,3 +121,40 @@ def test_a_store_of_the_previous_format_takes_new_games(tmp_path):
     after = run("export", str(old)).splitlines()
     assert len(after) == 20 and set(before.splitlines()) <= set(after)
     assert run("export", str(play(tmp_path / "fresh", deals=5))).splitlines() == after
+
+
+def test_the_writer_process_stores_in_order_and_says_why_a_batch_failed(tmp_path):
+    folder = play(tmp_path, deals=2)
+    store = open_store(str(folder))
+    try:
+        records = [json.loads(text) for text in store.records()]
+        specs = {spec.id: spec for spec in _specs_of(store)}
+    finally:
+        store.close()
+    path = str(folder / "results.sqlite")
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM seats")
+    db.execute("DELETE FROM games")
+    db.commit()
+    writer = StoreWriter(path)
+    for record in records:  # one batch a game, in schedule order
+        writer.add(game_rows([FinishedGame(specs[record["id"]], record)]))
+    writer.close()
+    assert [json.loads(line) for line in run("export", str(folder)).splitlines()] == records
+    db.execute("DROP TABLE seats")
+    db.commit()
+    db.close()
+    failing = StoreWriter(path)
+    failing.add(game_rows([FinishedGame(specs[records[0]["id"]], records[0])]))
+    with pytest.raises(StoreError, match="no such table: seats"):
+        failing.close()
+    assert not failing.process.is_alive()
+
+
+def _specs_of(store):
+    """Stand-ins for the specs of a store's games: what the store's rows take of a spec."""
+    return [SimpleNamespace(key=key, id=game_id, game=game, table=table, deal=deal, rotation=rotation, order=order,
+                            versions=tuple(versions.split("|")) if versions else (), game_version=game_version)
+            for key, game_id, game, table, deal, rotation, order, game_version, versions in store.query(
+                "SELECT g.key, g.id, g.game, g.table_label, g.deal, g.rotation, g.current, g.game_version, "
+                "GROUP_CONCAT(s.version, '|') FROM games g JOIN seats s ON s.row = g.row GROUP BY g.row")]
