@@ -11,6 +11,8 @@
 - :mod:`arena.runs.pools`: in-process, local worker processes (``-j N``) and
   Dask (``--scheduler``) behind one interface;
 - :mod:`arena.runs.store`: the results store (``results.sqlite``) and its typed API;
+- :mod:`arena.runs.writer`: a run's games stored by a process of its own, so
+  the main process hands over rows and goes back to its workers;
 - :mod:`arena.runs.loop`: :func:`run_schedule`, which skips what is stored,
   plays the rest through a pool and stores each game as it ends;
 - :mod:`arena.runs.run`: the twelve steps of a run, the same for a tournament
