@@ -175,13 +175,14 @@ def rerun(path: str, results: str) -> dict[str, float]:
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               preexec_fn=account.join)
         ended = time.monotonic()
+        used = account.seconds()  # and its group removed, whatever follows
         if done.returncode != 0:
             raise SystemExit(f"the rerun failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
         reused = re.search(r"(\d+) to play", done.stderr)
         if reused is None or reused.group(1) != "0":
             raise Replayed(done.stderr[-2000:])
         inner = json.load(open(clock.name))
-    figures = {"wall": ended - began, "cpu": account.seconds(), "interpreter": inner["began"] - began,
+    figures = {"wall": ended - began, "cpu": used, "interpreter": inner["began"] - began,
                "every descendant": float(account.folder is not None),
                "exit": ended - inner["ended"]}
     for name, (phase_wall, phase_cpu) in inner["phases"].items():
