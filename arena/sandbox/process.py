@@ -3,9 +3,8 @@
 :class:`ProcessBot` follows the adapter protocol of :class:`arena.match.InProcessBot`
 (``start``, ``decide``, ``end``, ``close``, ``healthy``, ``clock``). It writes
 one JSON object per line to the bot's stdin and reads one per line from its
-stdout, never blocking: every wait is a ``selectors`` wait that also drains
-the bot's stderr into a bounded tail, so a bot can stall neither the runner
-nor itself.
+stdout, never blocking (:mod:`arena.sandbox.channel`), so a bot can stall
+neither the runner nor itself.
 
 Time: a decision may use ``limit_ms`` (move time plus what is left of the
 bank) of the bot's CPU time (:mod:`arena.sandbox.clock`); between its
@@ -30,7 +29,6 @@ from __future__ import annotations
 import logging
 import os
 import select
-import selectors
 import shutil
 import signal
 import socket
@@ -46,6 +44,7 @@ from arena.errors import BotCrashed, BotMalformed, BotTimeout
 from arena.match import Limits
 from arena.sandbox import audit
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.channel import EXTRA, MAX_LINE, STDERR, STDIN, STDOUT, LineChannel
 from arena.sandbox.clock import WALL_FACTOR, BotClock
 from arena.sandbox.freezer import Freezer, TemplateCell, awake_here, usage_ns
 from arena.sandbox.jailspec import JailSpec
@@ -58,8 +57,6 @@ from arena.sandbox.output import StderrCapture
 from arena.sandbox.probe import Protections
 from arena.sandbox.probe import protections as detected_protections
 
-#: Longest reply line read; a longer one is malformed and ends the process.
-MAX_LINE = 1 << 20
 #: Environment variables a bot inherits from the runner; nothing else (no tokens).
 INHERITED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "NODE_PATH")
 DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -227,8 +224,6 @@ class ProcessBot:
         self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
         self.games = 0
         if self.template:  # the template starts now and forks the first game's bot, collected by ``start``
-            self.buffer = bytearray()
-            self.resync = False
             self._ask_fork()
         else:
             self._spawn()
@@ -258,8 +253,6 @@ class ProcessBot:
 
     def _spawn(self) -> None:
         """Start the process, or fork a game from the template (a failure is kept and reported by ``start``)."""
-        self.buffer = bytearray()
-        self.resync = False
         self.stderr_capture.new_game()
         self.spawn_error = None  # a new attempt (after a failed one, the template is started afresh)
         if self.template:
@@ -293,12 +286,7 @@ class ProcessBot:
         self.timing.mark = self.timing.origin = 0
 
     def _take_pipes(self, stdin: int, stdout: int, stderr: int) -> None:
-        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
-        for fd in (self.stdin, self.stdout, self.stderr):
-            os.set_blocking(fd, False)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.stdout, selectors.EVENT_READ)
-        self.selector.register(self.stderr, selectors.EVENT_READ)
+        self.channel = LineChannel(stdin, stdout, stderr, self.stderr_capture)
 
     # -- the template and its games --
 
@@ -505,7 +493,7 @@ class ProcessBot:
             self.cgroup.use_slot(number)
         self._take_pipes(*ours)
         # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
-        self.selector.register(self.control, selectors.EVENT_READ)
+        self.channel.watch(self.control.fileno())
         self.pid = pid
         self.timing.watch(pid)
         # what the bot used since it was forked (its jail, anything it did before its game) counts in its start,
@@ -654,8 +642,8 @@ class ProcessBot:
         self.ahead_marks = {}
         if self.template_process is not None:
             self.template_process = None
-            if self.process is not None and self.control in self.selector.get_map():
-                self.selector.unregister(self.control)
+            if self.process is not None:
+                self.channel.unwatch()
             self.control.close()
             os.close(self.template_output)
         if self.cgroup:
@@ -780,10 +768,8 @@ class ProcessBot:
         """Release what the process held: pipes, selector, work folder, user id, cgroup (a template's stay)."""
         awake_here().discard(self)
         if self.process is not None:
-            self.selector.close()
+            self.channel.close(descriptors=isinstance(self.process, ForkedGame))
             if isinstance(self.process, ForkedGame):
-                for fd in (self.stdin, self.stdout, self.stderr):
-                    os.close(fd)
                 self.process.close()
             else:
                 for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
@@ -841,25 +827,8 @@ class ProcessBot:
     # -- stderr --
 
     def _drain_stderr(self) -> bool:
-        """Move what the bot wrote on stderr into its capture; False at end of file.
-
-        Past the game's cap, reads are only counted (at most 16 a call, so that
-        a flood cannot hold the runner here).
-        """
-        capture = self.stderr_capture
-        for _ in range(16):
-            try:
-                chunk = os.read(self.stderr, 65536)
-            except BlockingIOError:
-                return True
-            except OSError:
-                return False
-            if not chunk:
-                if self.stderr in self.selector.get_map():
-                    self.selector.unregister(self.stderr)
-                return False
-            capture.feed(chunk)
-        return True
+        """Move what the bot wrote on stderr into its capture (:meth:`LineChannel.drain_stderr`)."""
+        return self.channel.drain_stderr()
 
     def stderr_text(self) -> str:
         """The kept tail of the bot's stderr."""
@@ -876,69 +845,49 @@ class ProcessBot:
         finds it (a message longer than the pipe holds is finished once the bot runs)."""
         data = memoryview(orjson.dumps(message, option=DUMP_OPTIONS))
         try:
-            data = data[os.write(self.stdin, data):]
-        except BlockingIOError:
-            pass
+            data = self.channel.write(data)
         except OSError:
             self._resume()
             raise self._crash("closed its standard input") from None
         self._resume()
         while data:
             try:
-                data = data[os.write(self.stdin, data):]
-            except BlockingIOError:
-                self._wait_writable(deadline)
-            except (BrokenPipeError, OSError):
+                data = self.channel.write(data)
+            except OSError:
                 raise self._crash("closed its standard input") from None
+            if data:
+                self._wait_writable(deadline)
 
     def _wait_writable(self, deadline: float) -> None:
         """Wait until the bot reads its stdin, draining its output meanwhile."""
-        self.selector.register(self.stdin, selectors.EVENT_WRITE)
-        try:
-            while True:
-                remaining = deadline - time.perf_counter()
-                if remaining <= 0:
-                    self._stop()
-                    error = BotTimeout("did not read its input within the wall-clock cap")
-                    error.clock = self.clock = "wall"
-                    raise error
-                for key, _ in self.selector.select(remaining):
-                    if key.fd == self.stdin:
-                        return
-                    if key.fd == self.stderr:
-                        self._drain_stderr()
-                    elif key.fd == self.stdout:
-                        if not self._read_stdout():
-                            raise self._crash("closed its standard output")
-                    elif not self._template_heard():
-                        raise self._crash("ended during the game")
-        finally:
-            if self.process is not None:
-                self.selector.unregister(self.stdin)
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                self._stop()
+                error = BotTimeout("did not read its input within the wall-clock cap")
+                error.clock = self.clock = "wall"
+                raise error
+            ready = self.channel.wait(remaining, writable=True)
+            if STDIN in ready:
+                return
+            self._take(ready)
 
-    def _read_stdout(self) -> bool:
-        """Append what the bot wrote to the reply buffer; False at end of file."""
-        try:
-            chunk = os.read(self.stdout, 65536)
-        except BlockingIOError:
-            return True
-        if not chunk:
-            return False
-        self.buffer += chunk
-        return True
+    def _take(self, ready: list[str]) -> None:
+        """Read what the bot (or its template) wrote on the descriptors ``ready``; a crash when it is gone."""
+        for what in ready:
+            if what == STDERR:
+                self.channel.drain_stderr()
+            elif what == STDOUT:
+                if not self.channel.read_stdout():
+                    raise self._crash("closed its standard output")
+            elif what == EXTRA and not self._template_heard():
+                raise self._crash("ended during the game")
 
     def _template_heard(self) -> bool:
         """Take what the template said during a game; False when its game is over (it ended, or the template
         broke the protocol and was killed with it)."""
         self._read_control(0)
         return self.process is not None and self.process.returncode is None
-
-    def _discard_stale(self) -> None:
-        """Drop reply lines left from an earlier exchange (a bot that answered twice, or too late)."""
-        self.buffer.clear()
-        while self._read_stdout() and self.buffer:
-            self.buffer.clear()
-        self.resync = False
 
     def _crash(self, what: str) -> BotCrashed:
         """The crash fault for a bot that is gone or broke the pipe: kill, reap, explain."""
@@ -968,8 +917,9 @@ class ProcessBot:
 
     def _exchange(self, message: dict[str, Any], limit_ms: float, what: str) -> tuple[Any, float]:
         """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged."""
-        if self.resync:
-            self._discard_stale()
+        channel = self.channel
+        if channel.resync:
+            channel.discard_stale()
         if self.isolate:
             self._pause_others()
         # CPU since the bot's last answer counts too: it may run on until another bot is asked (the CPU
@@ -984,13 +934,12 @@ class ProcessBot:
         began = time.perf_counter()
         wall_cap = began + limit_ms * self.wall_factor / 1000
         self._send(message, wall_cap)
-        buffer = self.buffer
         waited = False
         while True:
-            newline = buffer.find(b"\n")
-            if newline >= 0:
+            line = channel.line()
+            if line is not None:
                 break
-            if len(buffer) > MAX_LINE:
+            if len(channel.buffer) > MAX_LINE:
                 self._stop()
                 error = BotMalformed(f"{what}: a reply longer than {MAX_LINE} bytes without a newline")
                 error.stops_seat = True
@@ -1002,28 +951,17 @@ class ProcessBot:
                 raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
             wait = max((limit_ms - charged) / 2000, 0.001)
             waited = True
-            for key, _ in self.selector.select(wait):
-                if key.fd == self.stderr:
-                    self._drain_stderr()
-                elif key.fd == self.stdout:
-                    if not self._read_stdout():
-                        raise self._crash("closed its standard output")
-                elif not self._template_heard():
-                    raise self._crash("ended during the game")
+            self._take(channel.wait(wait))
         timing.mark = self.cpu_ns()
         cpu_ms = (timing.mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
-        line = bytes(buffer[:newline])
-        del buffer[:newline + 1]
-        if buffer:
-            self.resync = True
         used = timing.charged(cpu_ms, wall_ms)
         if used > limit_ms:
             raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=True)
         try:
             return orjson.loads(line), used
         except ValueError:
-            self.resync = True
+            channel.resync = True
             raise BotMalformed(cap_detail(f"{what}: not one JSON object on one line: {line[:120]!r}")) from None
 
     def _timeout(self, what: str, cpu_ms: float, wall_ms: float, limit_ms: float, answered: bool) -> BotTimeout:
