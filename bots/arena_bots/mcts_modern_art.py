@@ -63,21 +63,39 @@ def artist_worth(state: Any, seat: int) -> list[float]:
     for card in state.hands[seat]:
         own[CARD_ARTIST[card]] += 1
     certainty = max(counts) / 5
-    order = sorted(ARTIST_RANGE, key=lambda artist: -(counts[artist] + 0.5 * own[artist]))  # stable
-    markers = state.markers
+    ranking = [-(count + 0.5 * held) for count, held in zip(counts, own)]
+    order = sorted(ARTIST_RANGE, key=ranking.__getitem__)  # stable
+    earned_by = _earned(state.markers, round_index)
+    top_chance = 0.55 + 0.45 * certainty
+    other_chance = 0.35 * (1 - certainty)
     worth = [0.0] * len(ARTISTS)
     for place, artist in enumerate(order):
-        earned = sum(markers[artist][:round_index])
         if place < len(MARKERS):
-            chance = 0.55 + 0.45 * certainty
+            chance = top_chance
             promised = certainty * MARKERS[place] + (1 - certainty) * 20
         else:
-            chance = 0.35 * (1 - certainty)
+            chance = other_chance
             promised = 10
         if not counts[artist] and not own[artist]:
             chance *= 0.5
-        worth[artist] = chance * (earned + promised)
+        worth[artist] = chance * (earned_by[artist] + promised)
     return worth
+
+
+#: the last markers (the engine's tuple, replaced at a round's end), their round and each artist's earlier sum
+_EARNED: list[Any] = [None, -1, []]
+
+
+def _earned(markers: Any, round_index: int) -> list[int]:
+    """Each artist's markers from the rounds before ``round_index`` (remembered for the engine's markers tuple,
+    which stays the same object for a whole round of simulated decisions)."""
+    cache = _EARNED
+    if cache[0] is markers and cache[1] == round_index:
+        return cache[2]  # type: ignore[no-any-return]
+    sums = [sum(row[:round_index]) for row in markers]
+    if type(markers) is tuple:
+        cache[0], cache[1], cache[2] = markers, round_index, sums
+    return sums
 
 
 def lot_worth(state: Any, worth: list[float]) -> float:
