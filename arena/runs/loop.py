@@ -125,7 +125,7 @@ def _hold_lock(path: str, folder: str) -> TextIO:
 
 
 class Progress(Protocol):
-    """The display of a run (:mod:`arena.tournament.progress`)."""
+    """The display of a run (:mod:`arena.runs.progress`)."""
 
     def game_done(self, bots: list[str], ranks: list[int]) -> None: ...
 
