@@ -377,7 +377,7 @@ class ProcessBot:
         if "game" in message:
             self.replies.setdefault(message["game"], {}).update(message)
             if message["game"] == self.games and ("forked" in message or "error" in message):
-                self._hold_template()  # it answered the last request: nothing more to do until the next
+                self._hold_template(check=False)  # it answered the last request: nothing to do until the next
                 if self.template_fault is not None:
                     return None
         return message
@@ -581,13 +581,14 @@ class ProcessBot:
             return f"its game's bot wrote {got!r} before its game, not that its jail was made"
         return ""
 
-    def _hold_template(self) -> None:
-        """Freeze the template until the runner waits on it again; it must still be alone in its cell (it may
-        write its keeper's ``cgroup.procs``, which its forks need: leaving for it would leave it unfrozen)."""
+    def _hold_template(self, check: bool = True) -> None:
+        """Freeze the template until the runner waits on it again; with ``check``, it must still be alone in
+        its cell (it may write its keeper's ``cgroup.procs``, which its forks need: leaving for it would leave
+        it unfrozen; checked once a game, before the game's bot is checked)."""
         if self.cell is None:
             return
         self.cell.hold()
-        if not self.protocol.ready or not self._template_alive():
+        if not check or not self.protocol.ready or not self._template_alive():
             return  # it is gone: what it said before it went (an import that failed) is what counts
         try:
             alone = self.cell.members() == [self.template_pid]
