@@ -384,9 +384,11 @@ class ProcessBot:
 
     def _template_company(self) -> str:
         """What runs beside the template's one thread, in its cell or its keeper's cgroup ("" when nothing):
-        threads or processes it started at import would compute between games, and are refused."""
+        threads or processes it started at import would compute between games, and are refused. With
+        ``[limits] threads`` above one, a numeric library's threads are let be (a thread cannot leave its
+        process's cgroup: they are frozen and charged with the template); processes never are."""
         try:
-            threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1
+            threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1 if self.limits.threads <= 1 else 0
         except OSError:
             return ""
         processes = 0

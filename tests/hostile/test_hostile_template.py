@@ -277,3 +277,28 @@ def test_a_template_that_changes_its_games_jail_gets_no_game_started(part):
             (0, "crash", "start")]
         assert held in record["faults"][0]["detail"] and "changed the jail" in record["faults"][0]["detail"]
         assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def test_with_threads_allowed_a_templates_threads_are_let_be_and_still_compute_nothing_while_others_think():
+    """`[limits] threads = 4` lets numeric libraries start threads at import: the template is not refused, and
+    its thread, frozen and charged with it, computes nothing while the honest bot thinks."""
+    require("cpu", "namespaces")
+    limits = dataclasses.replace(LIMITS, threads=4)
+    plugins = get_plugins()
+    pool = SeatPool(plugins, "process", limits)
+    rules = plugins.game("silk-road")
+    try:
+        options = rules.check_options(2, {})
+        setup = rules.random_setup(2, options, random.Random(1))
+        seats = pool.seats([attacker(helper="thread"), honest()])
+        watcher = Watcher(seats[1], seats[0])
+        try:
+            record = play_game(rules, options, setup, [seats[0], watcher], ["attacker", "honest"],
+                               game_id="hostile/1", seed=1, bot_seeds=[derive_seed(1, seat) for seat in range(2)],
+                               limits=limits)
+        finally:
+            pool.release(seats)
+    finally:
+        pool.close()
+    assert not any("started at import" in fault["detail"] for fault in record["faults"]), record["faults"]
+    assert watcher.gained_ns < 5e6, f"the template's thread computed {watcher.gained_ns / 1e6:.0f} ms meanwhile"
