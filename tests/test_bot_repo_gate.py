@@ -217,3 +217,22 @@ def test_the_running_arena_is_pinned_by_how_it_was_installed(monkeypatch):
     monkeypatch.setattr(pin, "_local_folder", lambda direct: None)
     assert pin.running_arena_pin() == Pin(f"knizia-arena=={pin.arena.__version__}",
                                           f"arena-bots=={pin.arena.__version__}")  # from a package index
+
+
+@pytest.mark.parametrize("remote, url", [
+    ("https://example.org/arena.git", "git+https://example.org/arena.git"),
+    ("git@example.org:team/arena.git", "git+ssh://git@example.org/team/arena.git"),
+    ("", "git+file://localhost{checkout}"),  # no origin: the checkout itself
+    ("{elsewhere}", "git+file://localhost{checkout}"),  # a clone of a folder on this machine (a CI clone)
+    ("file://{elsewhere}", "git+file://localhost{checkout}"),
+])
+def test_a_checkout_is_pinned_at_a_url_pip_reads_whatever_its_origin(monkeypatch, tmp_path, remote, url):
+    from arena.authoring import pin
+
+    checkout, elsewhere = tmp_path / "arena", tmp_path / "upstream"
+    elsewhere.mkdir()
+    answers = {("rev-parse", "HEAD"): "0f1e2d", ("remote", "get-url", "origin"): remote.format(elsewhere=elsewhere)}
+    monkeypatch.setattr(pin, "_direct_url", lambda: {})
+    monkeypatch.setattr(pin, "_local_folder", lambda direct: str(checkout))
+    monkeypatch.setattr(pin, "_git", lambda folder, *args: answers[args])
+    assert pin.running_arena_pin().arena == f"knizia-arena @ {url.format(checkout=checkout)}@0f1e2d"

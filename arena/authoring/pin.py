@@ -56,8 +56,7 @@ def running_arena_pin() -> Pin:
     if folder is not None:
         commit = _git(folder, "rev-parse", "HEAD")
         if commit:
-            remote = _git(folder, "remote", "get-url", "origin")
-            return _git_pin(f"git+{remote}" if remote else f"git+file://localhost{folder}", commit)
+            return _git_pin(_pip_git_url(_git(folder, "remote", "get-url", "origin"), folder), commit)
         return Pin(f"{DISTRIBUTION} @ file://localhost{folder}", f"{REFERENCE_BOTS} @ file://localhost{folder}/bots")
     return Pin(f"{DISTRIBUTION}=={arena.__version__}", f"{REFERENCE_BOTS}=={arena.__version__}")
 
@@ -78,6 +77,21 @@ def pin_of(requirement: str) -> Pin:
         return Pin(f"{DISTRIBUTION} @ {text}", f"{REFERENCE_BOTS} @ {bots}")
     version = text if text[:1] in "=<>~!" else f"=={text}"
     return Pin(f"{DISTRIBUTION}{version}", f"{REFERENCE_BOTS}{version}")
+
+
+def _pip_git_url(remote: str, folder: str) -> str:
+    """The ``git+URL`` pip reads for a checkout's ``origin`` remote (``folder``: the checkout).
+
+    A network remote is kept (``git@host:path``, git's short form for ssh, spelt out as pip needs it);
+    a remote that is a folder on this machine, or none, gives the checkout itself, which surely
+    holds its own commit (a local remote may not, and ``git+/path`` is no URL pip reads).
+    """
+    if "://" in remote:
+        return f"git+file://localhost{folder}" if remote.startswith("file:") else f"git+{remote}"
+    user_host, colon, path = remote.partition(":")
+    if colon and "/" not in user_host and not os.path.isdir(remote):  # git's scp-like form, user@host:path
+        return f"git+ssh://{user_host}/{path.lstrip('/')}"
+    return f"git+file://localhost{folder}"
 
 
 def _git_pin(url: str, commit: str) -> Pin:
