@@ -15,7 +15,9 @@ import gc
 import json
 import os
 import random
+import signal
 import sys
+import threading
 from typing import Any, Callable, TextIO, TypeVar
 
 import click
@@ -28,6 +30,7 @@ from arena.errors import ArenaError, OutputPathError, SetupError
 from arena.games.base import GameState
 from arena.match import Limits, Seat, derive_seed, play_game
 from arena.runs.options import LIMIT_RANGES, limit_options, parse_option_pairs
+from arena.runs.process import RETRY_SIGNAL, interruptible, retry_soon, watch_forks
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
@@ -63,6 +66,7 @@ class ArenaGroup(click.Group):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        _interrupt_where_it_is_seen()
         try:
             return super().invoke(ctx)
         except ArenaError as error:
@@ -81,6 +85,31 @@ class ArenaGroup(click.Group):
             with contextlib.suppress(OSError, ValueError):  # ValueError: a stdout with no descriptor (a test's)
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """Ctrl-C as KeyboardInterrupt, but never where Python would print it and drop it.
+
+    Raised in a fork handler (logging's ``_releaseLock`` after every fork: the
+    run's workers, its writer and rating processes, the bots' checks), a
+    ``__del__`` or a finalizer, the exception is printed as "Exception
+    ignored" and lost, and the command goes on as if nobody had asked it to
+    stop; there it is raised again a moment later (:func:`arena.runs.process.retry_soon`).
+    """
+    if not interruptible(frame):
+        retry_soon()
+        return
+    raise KeyboardInterrupt
+
+
+def _interrupt_where_it_is_seen() -> None:
+    """Install :func:`_interrupt` for SIGINT (and its retry signal) in the main thread; a run replaces it while
+    its pool plays (``arena.runs.loop``), and puts it back after."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is \
+            signal.default_int_handler:
+        watch_forks()
+        signal.signal(RETRY_SIGNAL, _interrupt)
+        signal.signal(signal.SIGINT, _interrupt)
 
 
 @functools.cache
