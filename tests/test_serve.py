@@ -372,9 +372,10 @@ def poll(check, seconds: float):
 @CHROMIUM_NEEDED
 def test_a_tournament_served_beside_its_run_updates_the_open_page(browser, tmp_path):  # noqa: F811 - the fixture
     (tmp_path / "crash_bot.py").write_text(CRASH_BOT)
-    path = write_tournament(tmp_path, ["random", "thinker=mcts:iterations=30",
+    path = write_tournament(tmp_path, ["random", "thinker=mcts:iterations=120",
                                        f"crasher=cmd:{sys.executable} crash_bot.py"],
-                            "silk-road:3", deals=4, name="live", seed=2)
+                            "silk-road:3", deals=6, name="live", seed=2)
+    games = 18  # 6 deals x 3 seatings: slow enough (a searching bot) for the page to open mid-run
     process, url = start_serving(["run", path, "--results", str(tmp_path / "results"), "--sandbox", "none",
                                   "-j", "1"], tmp_path)
     driver = browser
@@ -383,12 +384,12 @@ def test_a_tournament_served_beside_its_run_updates_the_open_page(browser, tmp_p
         assert poll(lambda: driver.find_element("tag name", "h1").text == "Tournament live", 20)
         driver.execute_script("window.stillTheSamePage = true;")
         first = poll(lambda: played_count(driver) > 0 and played_count(driver), 30)
-        assert first and first < 12, "the page should open while games are still being played"
+        assert first and first < games, "the page should open while games are still being played"
         games_before = overall_games(driver)
         assert poll(lambda: played_count(driver) > first, 20), "the played count did not move"
         assert poll(lambda: overall_games(driver) != games_before, 20), "no standings row changed"
         stored = json.loads(urllib.request.urlopen(url + "live.json", timeout=10).read())["stored"]
-        assert stored < 12, "the run ended before the page could be timed"
+        assert stored < games, "the run ended before the page could be timed"
         # within 5 s of the store holding `stored` games, the page counts them, in its progress and its standings
         assert poll(lambda: played_count(driver) >= stored, 5)
         assert poll(lambda: sum(int(games) for games in overall_games(driver).values()) >= 3 * stored, 5)
@@ -401,7 +402,7 @@ def test_a_tournament_served_beside_its_run_updates_the_open_page(browser, tmp_p
         assert driver.find_elements("css selector", "img[src='x']") == []
         screenshot(driver, tmp_path / "live-tournament.png")
 
-        assert poll(lambda: played_count(driver) == 12, 90), "the run did not finish"
+        assert poll(lambda: played_count(driver) == games, 240), "the run did not finish"
         assert poll(lambda: "all played" in driver.find_element("id", "progress-line").text, 10)
         time.sleep(1.5)  # the last swap of the page is done: the link is not replaced while clicked
         game_id = poll(lambda: _click_first_game(driver), 10)
