@@ -31,11 +31,9 @@ not), or more entries than can be checked.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import glob
 import os
-import re
 import site
 import sys
 from dataclasses import replace
@@ -44,7 +42,7 @@ from typing import Iterable, Sequence
 from arena.entrants import Entrant, find_module
 from arena.sandbox.jail import SYSTEM_PATHS
 from arena.sandbox.probe import python_paths
-from arena.versions import PRIVATE_MARKS
+from arena.versions import private_entry
 
 #: a folder with more entries than this below it is not checked through, so never shown whole
 MAX_CHECKED = 5000
@@ -96,23 +94,9 @@ def refusal(folder: str, neighbours: Iterable[str] = (), guarded: Iterable[str] 
             if seen > MAX_CHECKED:
                 return f"more than {MAX_CHECKED} entries to check"
             path = os.path.join(top, name)
-            if any(fnmatch.fnmatch(name, mark) for mark in PRIVATE_MARKS) and (
-                    not name.endswith(".toml") or _tournament_file(path)):
+            if private_entry(path):
                 return f"it holds {path}"
     return None
-
-
-#: the tables of a tournament file: a ``.toml`` holding one is the tournament's (a bot's own config is not)
-_TOURNAMENT_TABLE = re.compile(rb"^\s*\[\[?\s*(tournament|bots|games|limits|sandbox)\s*\]", re.M)
-
-
-def _tournament_file(path: str) -> bool:
-    """Whether the ``.toml`` file at ``path`` is (or may be) a tournament file; unreadable counts as one."""
-    try:
-        with open(path, "rb") as handle:
-            return bool(_TOURNAMENT_TABLE.search(handle.read(1 << 16)))
-    except OSError:
-        return True
 
 
 def _own_folder(folder: str, entrant: Entrant, deep: bool = True) -> bool:
