@@ -26,6 +26,7 @@ from arena.games.base import Game
 from arena.match import InProcessBot, Limits, Seat, derive_seed, play_game
 from arena.plugins import Plugins
 from arena.safetext import escape
+from arena.sandbox.own_files import with_neighbours
 from arena.seating import SeatPool
 from arena.trace import StderrCursor, captured_output
 
@@ -300,6 +301,8 @@ def _check_one_game(entrant: Entrant, game: Game, plugins: Plugins, pool: SeatPo
     opponent = parse_spec("random", plugins)
     if not opponent.plays(game.name, plugins):
         opponent = entrant
+    # as in a run: neither is shown a folder holding the other's files (``random`` claims none, self-play none)
+    entrant, opponent = with_neighbours([entrant, opponent])
     check = GameCheck(game.name, opponent.name, limits.move_ms, limits.bank_ms)
     counts = list(range(game.min_players, game.max_players + 1))
     for index in range(games):

@@ -17,6 +17,7 @@ from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.runs.beside import serve_options, start_beside
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
+from arena.sandbox.own_files import with_neighbours
 from arena.seating import bot_prints_to_stderr
 
 DEFAULT_MAX_GAMES = 2000
@@ -155,9 +156,9 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
 
     plugins = get_plugins()
     game = plugins.game(game_name)
-    candidate = parse_spec(candidate_spec, plugins)
-    baseline = parse_spec(baseline_spec, plugins)
-    field = [parse_spec(spec, plugins) for spec in field_specs] or [baseline]
+    specs = [candidate_spec, baseline_spec, *(field_specs or [baseline_spec])]
+    # every entrant knows the others' files: none is shown a folder holding, or lying in, another's
+    candidate, baseline, *field = with_neighbours([parse_spec(spec, plugins) for spec in specs])
     if players is None:
         players = len(field_specs) + 1 if field_specs else game.min_players
     if len(field) > players - 1:
