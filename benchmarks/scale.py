@@ -6,11 +6,18 @@ For random self-play Modern Art (four seats, ``--sandbox none``):
    four-player game, the ``trueskill`` library's against arena's own
    (:mod:`arena.standings.trueskill_ffa`; the same ratings bit for bit).
    Target: at most 50 us.
-2. **the coordinator**: CPU microseconds the main process of ``arena run -j 2``
-   spends per game while the games are played (receiving, handing the rows
-   to the store's writer process, logging, the progress display, handing
-   games to the rating process), from its own CPU clock around the run loop.
-   Target: at most 50 us.
+2. **the CPU of each process**: ``arena run -j 1`` and ``-j 2`` each in a new
+   interpreter, every process's CPU time taken as it ends (the workers, the
+   store's writer, a rating process if any; the main process while the games
+   are played and before and after), a game. On two cores whatever is not a
+   worker while the games are played takes from the two workers at ``-j 2``
+   (at ``-j 1`` it has the second core), and the main process's start and end
+   run alone at any ``-j``: the ceilings ``2 w / (w + o)`` and
+   ``(s + w) / (s + (w + o) / 2)`` follow (``w`` the workers, ``o`` the rest
+   while playing, ``s`` the main process before and after). CPU times, not
+   wall times: others' work on a shared machine barely moves them. The
+   coordinator's target: the main process of ``-j 2`` at most 50 us a game
+   while playing. ``--profile FOLDER`` writes each process's cProfile there.
 3. **the store**: bytes of ``results.sqlite`` per stored game. Target: at most 3 KB.
 4. **parallel**: ``arena run -j 1`` and ``-j 2`` end to end (a new process each,
    start-up and leaderboard included, as a user waits for them), games/s.
@@ -23,16 +30,19 @@ run it twice.
 
     python benchmarks/scale.py                  # 1,000 deals: 4,000 games a run
     python benchmarks/scale.py --deals 250 --repeat 1
+    python benchmarks/scale.py --cpu-only       # the CPU table alone (no rating update, no timed runs)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,24 +53,47 @@ COORDINATOR_TARGET_US = 50.0
 BYTES_TARGET = 3 * 1024
 PARALLEL_TARGET = 1.8
 
-#: run in a fresh interpreter: ``arena run`` with the run loop's main-process CPU clocked and printed
-COORDINATOR_SCRIPT = """
-import sys, time
+#: run in a fresh interpreter: ``arena run`` with the CPU time of each of its processes written to ``$SCALE_CPU``
+#: as it ends (``NAME SECONDS``): each forked process (workers, the store writer, a rating process) at the end
+#: of its ``run``; the main process's run loop (``main-loop SECONDS GAMES``) and its whole life (``main``).
+#: With ``$SCALE_PROFILE`` set to a folder, each process's cProfile goes there too (``NAME.prof``).
+PROBE_SCRIPT = """
+import cProfile, multiprocessing.process, os, sys, time
+out, folder = os.environ["SCALE_CPU"], os.environ.get("SCALE_PROFILE")
+def note(line):
+    with open(out, "a") as handle:
+        handle.write(line + "\\n")
+def profiled(name, call):
+    profiler = cProfile.Profile() if folder else None
+    if profiler is not None:
+        profiler.enable()
+    try:
+        return call()
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(os.path.join(folder, name + ".prof"))
+real_run = multiprocessing.process.BaseProcess.run
+def run(self):
+    try:
+        profiled(self.name, lambda: real_run(self))
+    finally:
+        note(f"{self.name} {time.process_time()}")
+multiprocessing.process.BaseProcess.run = run
 from arena.runs import loop
 from arena.runs import run as runner
-clocked = []
-real = loop.run_schedule
+real_schedule = loop.run_schedule
 def run_schedule(specs, *args, **kwargs):
     began = time.process_time()
-    outcome = real(specs, *args, **kwargs)
-    clocked.append((time.process_time() - began, outcome.played))
+    outcome = profiled("main-loop", lambda: real_schedule(specs, *args, **kwargs))
+    note(f"main-loop {time.process_time() - began} {outcome.played}")
     return outcome
 runner.run_schedule = run_schedule
 from arena.cli import cli
 try:
     cli.main(sys.argv[1:], standalone_mode=False)
 finally:
-    print("CLOCKED", *clocked[0], file=sys.stderr)
+    note(f"main {time.process_time()}")
 """
 
 
@@ -68,17 +101,70 @@ def verdict(ok: bool) -> str:
     return "meets" if ok else "misses"
 
 
-def coordinator(path: str, jobs: int) -> tuple[float, int, float]:
-    """CPU us per game of the main process's run loop in ``arena run PATH -j JOBS``; games; bytes per game stored."""
+class Cpu(NamedTuple):
+    """CPU microseconds a game of each kind of process of one ``arena run`` (probed), its games and its store."""
+
+    workers: float  # every worker together
+    main_loop: float  # the main process while the games are played (receiving, storing, progress)
+    main_rest: float  # the main process before and after (interpreter, imports, schedule, leaderboard)
+    others: dict[str, float]  # every other process by name (the store writer, a rating process)
+    games: int
+    bytes_a_game: float
+
+    @property
+    def beside(self) -> float:
+        """What is not a worker while the games are played, a game."""
+        return self.main_loop + sum(self.others.values())
+
+    def ceiling(self, jobs: int = 2) -> float:
+        """``-j JOBS`` over ``-j 1`` on JOBS cores while games are played: ``JOBS w / (w + others)``."""
+        return jobs * self.workers / (self.workers + self.beside)
+
+    def end_to_end(self, jobs: int = 2) -> float:
+        """The same for the whole command, the main process's own start and end (one after another) counted."""
+        return (self.main_rest + self.workers) / (self.main_rest + (self.workers + self.beside) / jobs)
+
+
+def probe(path: str, jobs: int, profile: str | None = None) -> Cpu:
+    """``arena run PATH --fresh --sandbox none -j JOBS`` in a new interpreter, the CPU of each process probed."""
     folder = os.path.dirname(path)
-    done = subprocess.run([sys.executable, "-c", COORDINATOR_SCRIPT, "run", path, "--fresh", "--sandbox", "none",
-                           "-j", str(jobs)], cwd=folder, capture_output=True, text=True, check=True)
-    line = next(line for line in done.stderr.splitlines() if line.startswith("CLOCKED"))
-    cpu, games = float(line.split()[1]), int(line.split()[2])
+    cpu_file = os.path.join(folder, f"cpu-{jobs}.txt")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(cpu_file)
+    env = {**os.environ, "SCALE_CPU": cpu_file, **({"SCALE_PROFILE": profile} if profile else {})}
+    subprocess.run([sys.executable, "-c", PROBE_SCRIPT, "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)],
+                   cwd=folder, capture_output=True, text=True, check=True, env=env)
+    seconds: dict[str, float] = {}
+    games = 0
+    with open(cpu_file) as handle:
+        for line in handle:
+            name, value, *rest = line.split()
+            seconds[name] = seconds.get(name, 0.0) + float(value)
+            if rest:
+                games = int(rest[0])
     name = os.path.splitext(os.path.basename(path))[0]
     store = os.path.join(folder, "results", name, "results.sqlite")
     size = sum(os.path.getsize(store + suffix) for suffix in ("", "-wal") if os.path.exists(store + suffix))
-    return cpu / games * 1e6, games, size / games
+    per_game = {key: value / games * 1e6 for key, value in seconds.items()}
+    workers = sum(value for key, value in per_game.items() if key.startswith("worker-"))
+    others = {key: value for key, value in per_game.items() if not key.startswith(("worker-", "main"))}
+    return Cpu(workers, per_game["main-loop"], per_game["main"] - per_game["main-loop"], others, games, size / games)
+
+
+def cpu_table(runs: dict[int, Cpu]) -> str:
+    """The CPU a game of each process of each run, and the ceilings that follow."""
+    names = sorted({name for cpu in runs.values() for name in cpu.others})
+    rows = [("workers (all)", *(f"{cpu.workers:.1f}" for cpu in runs.values())),
+            ("main, while playing", *(f"{cpu.main_loop:.1f}" for cpu in runs.values())),
+            *((name, *(f"{cpu.others.get(name, 0.0):.1f}" for cpu in runs.values())) for name in names),
+            ("not a worker, while playing", *(f"{cpu.beside:.1f}" for cpu in runs.values())),
+            ("main, before and after", *(f"{cpu.main_rest:.1f}" for cpu in runs.values())),
+            ("ceiling of -j 2 / -j 1 while playing: 2w/(w+others)", *(f"{cpu.ceiling():.2f}" for cpu in runs.values())),
+            ("the same end to end (main's start and end alone)", *(f"{cpu.end_to_end():.2f}" for cpu in runs.values()))]
+    width = max(len(row[0]) for row in rows)
+    lines = [f"{'CPU us a game':<{width}}  " + "  ".join(f"{'-j ' + str(jobs):>8}" for jobs in runs)]
+    lines += [f"{row[0]:<{width}}  " + "  ".join(f"{cell:>8}" for cell in row[1:]) for row in rows]
+    return "\n".join(lines)
 
 
 def games_per_second(path: str, games: int, jobs: int) -> float:
@@ -94,18 +180,33 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=1000, help="deals of the Modern Art tournament (4 games each)")
     parser.add_argument("--update-games", type=int, default=3000, help="games to time the rating update over")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each -j, alternating; the best is kept")
+    parser.add_argument("--profile", metavar="FOLDER", help="write each process's cProfile to FOLDER/j1, FOLDER/j2")
+    parser.add_argument("--cpu-only", action="store_true", help="the CPU table alone: no rating update, no timed runs")
     args = parser.parse_args()
+    for jobs in (1, 2):
+        if args.profile:
+            os.makedirs(os.path.join(args.profile, f"j{jobs}"), exist_ok=True)
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}, "
           f"Python {sys.version.split()[0]}")
-    library_us, ours_us = update_costs(synthetic_games(args.update_games), 3)
-    print(f"rating update (TrueSkill, four players): library {library_us:.1f} us, arena {ours_us:.1f} us CPU "
-          f"(target <= {UPDATE_TARGET_US:.0f} us: {verdict(ours_us <= UPDATE_TARGET_US)}; {library_us / ours_us:.1f}x)")
+    if not args.cpu_only:
+        library_us, ours_us = update_costs(synthetic_games(args.update_games), 3)
+        print(f"rating update (TrueSkill, four players): library {library_us:.1f} us, arena {ours_us:.1f} us CPU "
+              f"(target <= {UPDATE_TARGET_US:.0f} us: {verdict(ours_us <= UPDATE_TARGET_US)}; "
+              f"{library_us / ours_us:.1f}x)")
     with tempfile.TemporaryDirectory() as folder:
         path = tournament_file(folder, "modern-art", 4, args.deals)
-        per_game, games, size = coordinator(path, 2)
-        print(f"coordinator (main process of -j 2, {games} random Modern Art games): {per_game:.1f} us CPU a game "
-              f"(target <= {COORDINATOR_TARGET_US:.0f} us: {verdict(per_game <= COORDINATOR_TARGET_US)})")
-        print(f"store: {size:,.0f} bytes a game (target <= {BYTES_TARGET:,} bytes: {verdict(size <= BYTES_TARGET)})")
+        runs = {jobs: probe(path, jobs, args.profile and os.path.join(args.profile, f"j{jobs}"))
+                for jobs in (1, 2)}
+        two_cpu, games = runs[2], runs[2].games
+        print(f"CPU of each process of `arena run --sandbox none` ({games} games; load average "
+              f"{' '.join(f'{load:.2f}' for load in os.getloadavg())}):")
+        print(cpu_table(runs))
+        print(f"coordinator (main process of -j 2 while playing): {two_cpu.main_loop:.1f} us CPU a game "
+              f"(target <= {COORDINATOR_TARGET_US:.0f} us: {verdict(two_cpu.main_loop <= COORDINATOR_TARGET_US)})")
+        print(f"store: {two_cpu.bytes_a_game:,.0f} bytes a game "
+              f"(target <= {BYTES_TARGET:,} bytes: {verdict(two_cpu.bytes_a_game <= BYTES_TARGET)})")
+        if args.cpu_only:
+            return
         rates: dict[int, list[float]] = {1: [], 2: []}
         for _ in range(args.repeat):
             for jobs in (1, 2):
