@@ -86,6 +86,7 @@ MAX_SHOWN_ENTRIES = 5000
 #: loop, the game interface, the seat adapters in and out of process, the host speaking the protocol for Python
 #: bots, playing one spec, and how fault details are cut; a change to any of them changes every game's version
 ENGINE_FILES = ("arena/match.py", "arena/games/base.py", "arena/seating.py", "arena/sandbox/process.py",
+                "arena/sandbox/launcher.py", "arena/sandbox/launch_program.py", "arena/sandbox/launch_template.py",
                 "arena/sandbox/host.py", "arena/runs/play.py", "arena/safetext.py")
 #: the key of a game's version among a run's versions (bots' names never hold ':' without '=')
 GAME_KEY_PREFIX = "game:"

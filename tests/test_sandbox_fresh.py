@@ -144,16 +144,16 @@ def test_a_seat_whose_template_died_plays_its_next_game_with_a_new_template():
     try:
         bot.start(START, 3000)
         bot.finish_game()
-        first = bot.template_pid
+        first = bot.launcher.template_pid
         os.kill(first, 9)
-        bot.template_process.wait(timeout=10)  # its keeper is gone once it and its games are
+        bot.launcher.template_process.wait(timeout=10)  # its keeper is gone once it and its games are
         with pytest.raises(BotCrashed):
             bot.start(START, 3000)
         bot.finish_game()
         for _ in range(3):
             bot.start(START, 3000)
             bot.finish_game()
-        assert bot.template_pid != first
+        assert bot.launcher.template_pid != first
     finally:
         bot.close()
 

@@ -186,7 +186,7 @@ class Watcher:
 
     def decide(self, request, limit_ms):
         answer = self.seat.decide(request, limit_ms)  # the attacker stays stopped until it is asked again
-        pid = self.attacker.template_pid
+        pid = self.attacker.launcher.template_pid
         before = cpu_of(pid)
         time.sleep(0.03)
         self.gained_ns += max(cpu_of(pid) - before, 0)

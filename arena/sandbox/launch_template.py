@@ -1,0 +1,542 @@
+"""The template launcher: each game's bot is forked from a template that imported a Python bot.
+
+The template (:mod:`arena.sandbox.host` with ``template``) runs the bot's
+code, so it is not trusted: what it says is checked (:mod:`arena.sandbox.control`),
+it runs only from a request until its answer, charged to its bot (its own
+cgroup cell), and each game's bot is checked from outside before its game
+(:mod:`arena.sandbox.audit`). Anything wrong is the seat's crash
+(:attr:`Launcher.fault`), never a failed game.
+
+Each game's bot is asked for one game ahead: it is forked while the previous
+game plays (in the other cgroup slot) and waits, frozen, for its own game.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import time
+from typing import Any, Callable
+
+import orjson
+
+from arena.safetext import cap_detail
+from arena.sandbox import audit
+from arena.sandbox.clock import WALL_FACTOR
+from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
+from arena.sandbox.freezer import TemplateCell, usage_ns
+from arena.sandbox.jail import HOME, covered
+from arena.sandbox.kernel import pid_of
+from arena.sandbox.launcher import Launcher, bot_environment, uid_pool
+
+#: what a game's bot forked by a template writes once its jail is made, before it reads anything
+JAILED = b'{"type":"jailed"}\n'
+
+
+class ForkedGame:
+    """A game's bot forked by a template (:mod:`arena.sandbox.host`): what the adapter needs of a ``Popen``.
+
+    ``pid`` is the bot (process 1 of its own PID namespace, the template's
+    child); its exit status comes from the template over the control socket.
+    """
+
+    def __init__(self, owner: "TemplateLauncher", number: int, pid: int, pidfd: int | None = None) -> None:
+        self.owner = owner
+        self.number = number
+        self.pid = pid
+        self.returncode: int | None = None
+        # signalled through a pidfd (the template's, or one opened now): never another process that got its id
+        self.pidfd = pidfd
+        if pidfd is None:
+            try:
+                self.pidfd = os.pidfd_open(pid)
+            except (OSError, AttributeError):
+                pass
+
+    def bot(self) -> int:
+        """The bot's pid."""
+        return self.pid
+
+    def kill(self) -> None:
+        """SIGKILL the bot (nothing if it is gone)."""
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.owner._read_control(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The bot's exit status, which its template reports (let run meanwhile: it reaps its games)."""
+        limit = 30 if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        cell = self.owner.cell
+        try:
+            while self.returncode is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise subprocess.TimeoutExpired("bot", limit)
+                if cell is not None:
+                    cell.free()
+                self.owner._read_control(remaining)
+        finally:
+            if self.owner.cell is not None and self.owner.cell is cell:
+                self.owner._hold_template()
+        return self.returncode
+
+
+
+
+class TemplateLauncher(Launcher[ForkedGame]):
+    """Forks each game's bot from a template started once (and again after it broke or ended).
+
+    :param wake: lets the seat's processes run (the template, and a game's bot made ahead, may be frozen).
+    """
+
+    def __init__(self, *args: Any, wake: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.wake = wake
+        self.keep = covered(self.readable or [])  # read-only paths under the scratch, bound again in every game
+        self.template_process: subprocess.Popen[bytes] | None = None
+        self.template_pid = 0  # the template itself (its keeper's child)
+        self.template_output = -1  # the runner's end of the template's stdout and stderr
+        self.control: socket.socket | None = None  # the control socket, the runner's end
+        self.control_poll = select.poll()
+        self.pending: tuple[int, list[int]] | None = None  # a game asked of the template: its number, our pipe ends
+        self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
+        self.protocol = TemplateProtocol()  # what the template said so far
+        self.ahead_marks: dict[int, int] = {}  # the CPU time of a game's slot when its bot was asked for
+        self.template_mark = 0  # the template's CPU time when its last game ended (or when it was ready)
+        self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
+        self.games = 0
+
+    def _start_template(self) -> None:
+        """Start the template (``host.py`` with ``template``), in the sandbox; it says when it imported the bot."""
+        self.workdir = self._work_folder()
+        self.uid = uid_pool().take() if self.protections.own_user else None
+        if self.uid is not None and self.workdir:
+            os.chown(self.workdir, self.uid, self.uid)
+        self._new_cgroup()
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control.setblocking(False)  # a template that reads no request cannot hold the runner in a send
+        self.fault = None
+        self.template_marks = None
+        self.protocol = TemplateProtocol()
+        self.control_poll = select.poll()
+        self.control_poll.register(self.control, select.POLLIN)
+        output_r, output_w = os.pipe()
+        env = bot_environment(self.workdir or HOME, self.extra_env)
+        env["ARENA_CONTROL_FD"] = str(theirs.fileno())
+        try:
+            self.template_process = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,
+                cwd=self.cwd or self.workdir or "/",
+                env=env, start_new_session=True, close_fds=True, pass_fds=(theirs.fileno(),),
+                preexec_fn=self._preexec(self.uid, forks_games=True))
+        except (OSError, subprocess.SubprocessError) as error:
+            self.error = f"cannot start the template of {self.name}: {error}"
+            return
+        finally:
+            theirs.close()
+            os.close(output_w)
+        self.template_output = output_r
+        os.set_blocking(output_r, False)
+        self.forks = True
+        self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
+        if self.cgroup is not None and self.cgroup.core:
+            try:
+                self.cell = TemplateCell(self.cgroup, self.template_pid)
+            except OSError as error:
+                self.error = f"cannot confine the template of {self.name}: {error}"
+                self._close_template()
+
+    def _drain_template_output(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.template_output, 65536)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self.capture.feed(chunk)
+
+    def _control_message(self, timeout: float) -> dict[str, Any] | None:
+        """The next message of the template (None after ``timeout`` seconds, or when it is gone or broke
+        the protocol: then :attr:`fault` says how, and the template and its games are killed).
+
+        Messages about games are also kept in ``self.replies`` by game number
+        (the template's answers about several games can interleave).
+        """
+        if self.template_process is None or not self.control_poll.poll(max(timeout, 0) * 1000):
+            return None
+        assert self.control is not None  # made with the template
+        try:
+            data, fds, flags, _ = socket.recv_fds(self.control, CONTROL_BYTES, 1)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data, fds, flags = b"", [], 0  # it is gone (a reset: it left a request unread)
+        if not data and not self.protocol.ready:
+            return None  # it ended before it was ready: the import failed, its stderr says why
+        try:
+            message = self.protocol.check(data, fds, flags)
+        except ControlError as error:
+            for fd in fds:
+                os.close(fd)
+            self._template_broke(str(error))
+            return None
+        if fds:  # the pidfd of a game's bot, with its "forked" message
+            message["pidfd"] = fds[0]
+        if message.get("ready"):
+            self._drain_template_output()
+            self.template_mark = self.cell.cpu_ns() if self.cell is not None else 0  # importing is free
+            others = self._template_company()
+            if others:
+                self._template_broke(f"ready with {others} started at import (refused: a template must run "
+                                     "nothing between games)")
+                return None
+        if "game" in message:
+            self.replies.setdefault(message["game"], {}).update(message)
+            if message["game"] == self.games and ("forked" in message or "error" in message):
+                self._hold_template(check=False)  # it answered the last request: nothing to do until the next
+                if self.fault is not None:
+                    return None
+        return message
+
+    def _template_company(self) -> str:
+        """What runs beside the template's one thread, in its cell or its keeper's cgroup ("" when nothing):
+        threads or processes it started at import would compute between games, and are refused. With
+        ``[limits] threads`` above one, a numeric library's threads are let be (a thread cannot leave its
+        process's cgroup: they are frozen and charged with the template); processes never are."""
+        try:
+            threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1 if self.limits.threads <= 1 else 0
+        except OSError:
+            return ""
+        processes = 0
+        if self.cell is not None and self.cgroup is not None:
+            try:
+                keeper = self.template_process.pid if self.template_process is not None else 0
+                processes = len(set(self.cell.members()) - {self.template_pid}) + len(
+                    set(self.cgroup.pids_inside()) - {keeper})
+            except OSError:
+                pass
+        parts = [f"{count} {one if count == 1 else many}" for count, one, many in (
+            (threads, "thread", "threads"), (processes, "process", "processes")) if count]
+        return " and ".join(parts)
+
+    def _template_broke(self, what: str, sent: bool = True) -> None:
+        """The template sent ``what`` where the protocol allows none (or, not ``sent``: ``what`` says what it
+        did): a crash of this seat (kill the template and its game; the next game starts a new template)."""
+        self.fault = cap_detail(f"its template sent {what}" if sent else what)
+        game = self.process
+        self._close_template()
+        if game is not None and game.returncode is None:
+            game.returncode = -signal.SIGKILL
+
+    def _read_control(self, timeout: float) -> None:
+        """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
+        message = self._control_message(timeout)
+        if message is None:
+            if not self._template_alive():  # gone, or killed for breaking the protocol: its games with it
+                if self.process is not None and self.process.returncode is None:
+                    self.process.returncode = -signal.SIGKILL
+            return
+        if self.process is not None and "exited" in self.replies.get(self.process.number, {}):
+            self.process.returncode = self.replies.pop(self.process.number)["exited"]
+
+    @staticmethod
+    def _children_of(pid: int, wait: bool = False) -> int | None:
+        """The newest child of ``pid`` (as this runner sees it), waiting up to 5 s for one with ``wait``."""
+        deadline = time.monotonic() + (5 if wait else 0)
+        while True:
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
+                    pids = handle.read().split()
+            except OSError:
+                return None
+            if pids:
+                return int(pids[-1])
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.0002)
+
+    def launch(self) -> None:
+        """A fresh bot for this game, forked from the template (started first if need be).
+
+        Each game's bot is asked for one game ahead, right after the previous
+        one was collected: it is made while that game plays (in the other
+        cgroup slot: nothing of it is counted in that game's time), and waits,
+        reading nothing and running none of the bot's code, until its own
+        game. Here it is collected (the first game's, while the template starts).
+        """
+        self.error = None  # a new attempt (after a failed one, the template is started afresh)
+        if self.pending is None:
+            self._ask_fork()
+        if self.error:
+            return
+        assert self.pending is not None  # _ask_fork asked, or failed with error
+        number, ours = self.pending
+        self.pending = None
+        self.wake()  # the template (and the bot made ahead) may have been frozen with the last game
+        self._await_template(number, ("forked", "error"))
+        self._check_game(number, ours)
+        reply = self.replies.get(number, {})
+        for old in [game for game in self.replies if game < number]:
+            self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
+        # the bot's id as this runner sees it, read from the pidfd the template sent with it (never from the
+        # template's list of children, which misses a child while another one exits)
+        pidfd = reply.pop("pidfd", None)
+        pid = pid_of(pidfd) if "forked" in reply and pidfd is not None else None
+        if not pid and pidfd is not None:
+            os.close(pidfd)
+            pidfd = None
+        if not pid and "forked" in reply:  # its bot is gone already: say why, if it said
+            end = time.monotonic() + 1
+            while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end \
+                    and self.fault is None:
+                if self._control_message(max(end - time.monotonic(), 0)) is None and not self._template_alive():
+                    break
+            reply = self.replies.get(number, {})
+            if "exited" in reply and "error" not in reply:
+                reply["error"] = f"the game's bot exited with status {reply['exited']} before the game"
+        if not pid:
+            for fd in ours:
+                os.close(fd)
+            self.error = (reply or {}).get("error") or f"the template of {self.name} did not fork a game"
+            if self.fault:
+                self.error = self.fault
+            elif not self.protocol.ready:
+                self._drain_template_output()
+                last = self.capture.last_line()
+                self.error = "the template could not import the bot" + (f"; stderr: {last}" if last else "")
+            self._close_template()
+            return
+        self.error = None
+        self.process = ForkedGame(self, number, pid, pidfd)
+        if self.cgroup and self.cgroup.slots:
+            self.cgroup.use_slot(number)
+        self._take_pipes(*ours)
+        # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
+        assert self.channel is not None and self.control is not None
+        self.channel.watch(self.control.fileno())
+        self.pid = pid
+        self.timing.watch(pid)
+        # what the bot used since it was forked (its jail, anything it did before its game) counts in its start,
+        # and what the template uses from now on (forking the next game's bot) in this game's
+        self.timing.mark = self.timing.origin = self.timing.cpu_ns(self.cgroup, self.cell) \
+            if self.cgroup and self.cgroup.core else 0
+        ahead = self.ahead_marks.pop(number, None)
+        if ahead is not None and self.cell is not None:
+            self.timing.mark = self.timing.origin = ahead + self.template_mark
+        self._ask_fork()  # the next game's bot: forked now, frozen in its slot until its game
+
+    def _ask_fork(self) -> None:
+        """Send the template the pipes of a new game (starting the template first if need be)."""
+        if not self._template_alive():
+            self._close_template()
+            self._start_template()
+            if self.error:
+                return
+        self.games += 1
+        pipes = [os.pipe() for _ in range(3)]
+        ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        self.wake()
+        if self.cell is not None:
+            self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
+        self.protocol.asked(self.games)
+        request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep}
+        slot = []
+        if self.cgroup and self.cgroup.core:
+            self.cgroup.open_slots(self.uid)
+            slot = self.cgroup.slot_fds(self.games)
+            self.ahead_marks = {self.games: usage_ns(self.cgroup.slots[self.games % 2]["cpu"])}
+        try:
+            assert self.control is not None
+            socket.send_fds(self.control, [orjson.dumps(request)], theirs + slot)
+        except OSError:
+            pass  # the template is gone: collecting the answer says so
+        for fd in theirs:
+            os.close(fd)
+        self.pending = (self.games, ours)
+
+    def _check_game(self, number: int, ours: list[int]) -> None:
+        """Once game ``number``'s bot says its jail is made (on its stdout, of ``ours``: the runner's ends of
+        its pipes), check from outside that it holds nothing of its template (:mod:`arena.sandbox.audit`):
+        the template's code, which made that jail, is the bot's. A bot that holds something is a crash of this
+        seat (its template is killed with it)."""
+        reply = self.replies.get(number, {})
+        pid = pid_of(reply["pidfd"]) if "pidfd" in reply else None
+        if not pid or self.fault is not None:
+            return  # gone already: collecting it says why
+        problem = self._await_jail(ours[1])
+        if not problem:
+            self._hold_template()
+            try:
+                if self.template_marks is None:
+                    self.template_marks = audit.TemplateMarks.of(self.template_pid, self.readable is not None)
+                pipes = {(status.st_dev, status.st_ino) for status in map(os.fstat, ours)}
+                held = audit.held_from_template(pid, self.template_marks, pipes)
+            except OSError:
+                held = ""  # the bot is gone (its start says so), or /proc cannot be read here
+            if held:
+                problem = f"its game's bot held {held} of its template (its template changed the jail)"
+        if problem and self.fault is None:
+            self._template_broke(problem, sent=False)
+
+    def _await_jail(self, stdout: int) -> str:
+        """Read the line a game's bot writes once its jail is made (never more than that line, which is not
+        the game's); what is wrong ("" when nothing, or when the bot is gone: its start says why)."""
+        got = b""
+        allowed = self.limits.start_ms * WALL_FACTOR / 1000 + 5
+        deadline = time.monotonic() + allowed
+        while len(got) < len(JAILED):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return f"its game's bot made no jail within {allowed:.0f} s"
+            if not select.select([stdout], [], [], remaining)[0]:
+                continue
+            try:
+                chunk = os.read(stdout, len(JAILED) - len(got))
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return ""
+            got += chunk
+        if got != JAILED:
+            return f"its game's bot wrote {got!r} before its game, not that its jail was made"
+        return ""
+
+    def _hold_template(self, check: bool = True) -> None:
+        """Freeze the template until the runner waits on it again; with ``check``, it must still be alone in
+        its cell (it may write its keeper's ``cgroup.procs``, which its forks need: leaving for it would leave
+        it unfrozen; checked once a game, before the game's bot is checked)."""
+        if self.cell is None:
+            return
+        self.cell.hold()
+        if not check or not self.protocol.ready or not self._template_alive():
+            return  # it is gone: what it said before it went (an import that failed) is what counts
+        try:
+            alone = self.cell.members() == [self.template_pid]
+        except OSError:
+            alone = False
+        company = self._template_company()
+        if not alone or company:
+            self._template_broke(f"nothing, but left its cgroup or ran beside {company or 'itself'}")
+
+    def _await_template(self, number: int, words: tuple[str, ...]) -> None:
+        """Let the template run until it says one of ``words`` about game ``number`` (or breaks, ends, or
+        takes longer than a start may); it stays free (a caller holds it again)."""
+        if self.cell is not None and not set(words) & set(self.replies.get(number, {})):
+            self.cell.free()
+        deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
+        while not set(words) & set(self.replies.get(number, {})) and time.monotonic() < deadline:
+            if self._control_message(max(deadline - time.monotonic(), 0)) is None:
+                break
+
+    def _template_alive(self) -> bool:
+        return self.template_process is not None and self.template_process.poll() is None
+
+    def _forget(self, number: int) -> None:
+        """Drop what the template said about game ``number`` (closing its bot's pidfd, if unused)."""
+        pidfd = self.replies.pop(number, {}).get("pidfd")
+        if pidfd is not None:
+            os.close(pidfd)
+
+    def _close_template(self) -> None:
+        """End the template and all its games; remove its cgroup."""
+        for number in list(self.replies):
+            self._forget(number)
+        if self.pending is not None:
+            for fd in self.pending[1]:
+                os.close(fd)
+            self.pending = None
+        if self.template_process is not None:
+            try:
+                os.kill(self.template_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                os.killpg(self.template_process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if self.cgroup:
+                self.cgroup.kill()
+            self.template_process.wait()
+        if self.cell is not None:
+            self.cell.close()
+            self.cell = None
+        self.ahead_marks = {}
+        if self.template_process is not None:
+            self.template_process = None
+            if self.process is not None and self.channel is not None:
+                self.channel.unwatch()
+            if self.control is not None:
+                self.control.close()
+            os.close(self.template_output)
+        self._free_host()
+
+    # -- the launcher's interface --
+
+    def limited_pid(self) -> int:
+        """The game's bot (not its keeper): its RLIMIT_CPU backstops it."""
+        if self.process is not None:
+            return self.process.bot() or int(self.pid or 0)
+        return int(self.pid or 0)
+
+    def kill(self) -> None:
+        """SIGKILL the game's process 1, which ends its PID namespace; not waited for (the template reaps it
+        and reports its status later), so the next game's fork is not held up."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+
+    def release(self) -> None:
+        """Close the game's pipes and pidfd (the template, its cgroup and user id stay for the next game)."""
+        if self.process is not None:
+            if self.channel is not None:
+                self.channel.close(descriptors=True)
+            self.process.close()
+            self.timing.unwatch()
+            self.process = None
+
+    def heard(self) -> bool:
+        """Take what the template said during a game; False when its game is over (it ended, or the template
+        broke the protocol and was killed with it)."""
+        self._read_control(0)
+        return self.process is not None and self.process.returncode is None
+
+    def before_end(self) -> None:
+        """What the template uses from now on counts in its next game's start."""
+        if self.cell is not None:
+            try:
+                self.template_mark = self.cell.cpu_ns()
+            except (OSError, ValueError, IndexError):
+                pass
+
+    def after_game(self) -> None:
+        """Fork the next game's bot now, while the runner does other work."""
+        if self.pending is None and self.template_process is not None:
+            self._ask_fork()
+
+    def ask(self) -> None:
+        """Start the template and ask it for the first game's bot (collected by :meth:`launch`)."""
+        self._ask_fork()
+
+    def close(self) -> None:
+        """End the template and all its games."""
+        self._close_template()
+
