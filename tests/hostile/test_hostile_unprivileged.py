@@ -5,6 +5,10 @@ the way to its Python, its virtualenv and this checkout (root's home, where
 this machine's Python lives; a CI run's 0700 temporary folder) are made
 passable for it in a mount namespace of the test's own (as the runner's files
 would be on a machine installed for that user).
+
+The kernel channels of ``test_hostile_kernel.py`` (keyrings, locks, watches)
+are tried again under this runner, where every bot shares the runner's user
+id: the same attack bots, played by :func:`kernel_game` as ``nobody``.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import tempfile
 
 import pytest
 
-from conftest import BOTS
+from conftest import BOTS, reports
 from attacks import encode
+from test_hostile_kernel import TOKEN, hostile_keys, keys_left
 import arena
 from arena.sandbox.limits import hidden_ancestors, open_folders
 from arena.sandbox.syscalls import check, libc, mount
@@ -69,6 +74,9 @@ def test_arena_sandbox_as_nobody_names_exactly_what_is_off(folder):
     table = as_nobody([sys.executable, "-m", "arena", "sandbox"], folder)
     assert table.returncode == 0, table.stderr
     assert "off (no memory cgroup" in table.stdout and "private filesystem         on" in table.stdout
+    # what holds the kernel channels below for this runner, shown as on (or, off, with its reason)
+    rows = {line[:27].strip(): line[27:].split("  ")[0] for line in table.stdout.splitlines()}
+    assert rows["system-call filter"] == rows["fresh keyring"] == "on"
 
 
 def test_a_tournament_requiring_memory_is_refused_as_nobody(folder):
@@ -102,3 +110,116 @@ def test_as_nobody_a_bot_still_cannot_read_the_runners_files_nor_keep_the_jail_a
     assert control.returncode == 2 and "leaked" in control.stderr  # its own files: read, so refused at the check
     probe = as_nobody([sys.executable, "-c", "import os; print(open(os.sys.argv[1]).read())", secret], folder)
     assert probe.stdout.strip() == "every hand"  # the runner itself (nobody) can read it: only the bot cannot
+
+
+# -- the kernel's shared state (keyrings, locks, watches) with an unprivileged runner --
+
+
+def kernel_games(folder: str, seats: list[tuple[str, str, list[str]]], kind: str, filtered: bool = True,
+                 token: bool = False, seeds: tuple[int, ...] = (5,)) -> dict:
+    """Games played by ``nobody`` through the hostile tests' :func:`conftest.play`, one per seed with one seat
+    pool: the attackers ``seats`` (name, attack, arguments) as ``kind`` bots, then ``random``; with ``token``, in
+    a session keyring of its own holding the runner's token (:func:`test_hostile_kernel.in_session`); without
+    ``filtered``, the filter off as on a machine that refuses it. Returns each game's record and seats' stderr
+    (``games``) and what ``nobody``'s sandbox reports as off (``off``)."""
+    job = json.dumps({"seats": seats, "kind": kind, "filtered": filtered, "token": token, "seeds": seeds})
+    result = as_nobody([sys.executable, "-c", KERNEL_WORKER, os.path.dirname(__file__), job], folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+KERNEL_WORKER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from conftest import KINDS, LIMITS, honest, play
+from test_hostile_kernel import TOKEN, in_session
+from arena.plugins import get_plugins
+from arena.sandbox import seccomp
+from arena.sandbox.probe import protections
+from arena.seating import SeatPool
+job = json.loads(sys.argv[2])
+if not job["filtered"]:
+    seccomp.refusal = lambda: "off for this test"
+seats = [KINDS[job["kind"]](attack, *args, name=name) for name, attack, args in job["seats"]] + [honest()]
+
+def games():
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    try:
+        return [play(seats, seed=seed, pool=pool) for seed in job["seeds"]]
+    finally:
+        pool.close()
+
+played = in_session(games, token=TOKEN) if job["token"] else games()
+print(json.dumps({"games": played, "off": protections().off()}))
+"""
+
+
+def checked_kernel_games(folder: str, seats: list[tuple[str, str, list[str]]], kind: str, needs: tuple[str, ...],
+                         **settings) -> list[str]:
+    """:func:`kernel_games` with the attack and without (each attacker plays ``none``): the attack's games must
+    be the same, without a fault; each seat's stderr in the last game. A protection ``needs`` names that
+    ``nobody``'s sandbox reports off fails the test with its reason (it is reported, never silently skipped)."""
+    played = kernel_games(folder, seats, kind, **settings)
+    control = kernel_games(folder, [(name, "none", []) for name, _, _ in seats], kind, **settings)
+    off = [phrase for phrase in played["off"] if phrase.split(" ", 1)[0] in needs]
+    if off:
+        pytest.fail("protection off for an unprivileged runner, and reported so: " + "; ".join(off))
+    for (record, _), (again, _) in zip(played["games"], control["games"], strict=True):
+        assert record["faults"] == [] and record["moves"] == again["moves"]
+    return played["games"][-1][1]
+
+
+def test_as_nobody_a_key_cannot_carry_a_hand_from_one_seat_to_another(folder):
+    before = hostile_keys()
+    texts = checked_kernel_games(folder, [("leaver", "key_leave", ["seat-0"]), ("finder", "key_find", [])], "cmd",
+                                ("seccomp",))
+    assert reports(texts[0], "key_leave") == [{"add": "PermissionError", "setperm": "none"}]
+    found = reports(texts[1], "key_find")
+    assert found and all(each["session"] == each["user"] == "PermissionError" for each in found)
+    assert "hand-of" not in texts[1]
+    assert keys_left(before) == set()  # nobody's user keyring holds no key of the run either
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_as_nobody_keys_do_not_survive_into_a_later_game(folder, kind):
+    # the bots of every game share the runner's user id, so its user keyring: only the filter keeps it closed
+    before = hostile_keys()
+    (text, _) = checked_kernel_games(folder, [("attacker", "key_remember", [])], kind, ("seccomp",), seeds=(1, 2))
+    found, left = reports(text, "key_find"), reports(text, "key_left")
+    assert found and left
+    assert all(each == {"session": "PermissionError", "user": "PermissionError"} for each in left)
+    assert all(each["session"] == each["user"] == "PermissionError" for each in found)
+    assert "memory-" not in text
+    assert keys_left(before) == set()
+
+
+@pytest.mark.parametrize("filtered", [True, False], ids=["filter on", "filter off"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_as_nobody_a_bot_cannot_read_the_token_in_the_runners_session_keyring(folder, kind, filtered):
+    texts = checked_kernel_games(folder, [("attacker", "key_token", [])], kind,
+                                ("keyring", "seccomp") if filtered else ("keyring",), filtered=filtered, token=True)
+    # the bot shares the runner's user id, so /proc/keys may list the runner's key to it (its name, not its
+    # payload); it possesses none of the runner's keyrings, and the filter refuses it every keyring call
+    (token,) = reports(texts[0], "token")
+    assert token["session"] == ("PermissionError" if filtered else "OSError")
+    assert set(token["listed"].values()) <= {"PermissionError"}
+    assert TOKEN.decode() not in texts[0]
+
+
+@pytest.mark.parametrize("lock", ["flock", "lockf"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_as_nobody_a_lock_on_a_shared_file_carries_nothing(folder, kind, lock):
+    texts = checked_kernel_games(folder, [("holder", "lock_hold", [lock]), ("prober", "lock_probe", [lock])], kind,
+                                ("seccomp",))
+    assert reports(texts[0], "lock") == ["PermissionError"]
+    probes = reports(texts[1], "probe")
+    assert probes and set(probes) == {"PermissionError"}
+
+
+@pytest.mark.parametrize("watch", ["inotify", "dnotify"])
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_as_nobody_a_watch_on_a_shared_file_sees_nothing(folder, kind, watch):
+    texts = checked_kernel_games(folder, [("toucher", "touch_shared", []), ("watcher", "watch", [watch])], kind,
+                                ("seccomp",))
+    watched, events = reports(texts[1], "watch"), reports(texts[1], "events")
+    assert watched and set(watched) == {"PermissionError"} and set(events) == {0}
