@@ -1,0 +1,275 @@
+"""A jailed game against an in-process one: issue 25's three figures for the heuristic bots, in one run.
+
+For each table (``appraiser`` x4 at Modern Art, ``trader`` x3 at Silk Road)
+the same games of one self-play schedule are played through
+:func:`arena.runs.play.play_record` (what an ``arena run`` worker calls for
+each game, its seat pool included), three ways:
+
+1. in-process (``--sandbox none``): the baseline;
+2. jailed with every game's bots fresh (the default sandbox, ``process``:
+   each game's bot forked from its seat's template, its own namespaces,
+   root, cgroup slot and filter);
+3. jailed with ``reuse = true`` (one process per seat plays every game), to
+   split what is per decision from what is per fresh game.
+
+Each is timed on the wall clock and in CPU time of every process: this
+process, and every template and game's bot, counted by a cgroup v1
+``cpuacct`` group of its own that this process joins (bots keep it: they
+join only the v2 and memory cgroups of their own), else by this process and
+the children it waited for. The first game of each way is untimed (it starts
+the templates).
+
+Printed beside the targets:
+
+- **games/s of fresh jailed over in-process** (target at least 0.2), on
+  the wall clock and in CPU time;
+- **CPU per decision** of the jail (reuse minus in-process, per decision)
+  against a bare JSON-lines round trip of the games' real requests (recorded
+  from in-process games as the sandbox would send them: the events since the
+  seat's last decision, about 2 KB) to a trivial echo process, in CPU time of
+  both its processes (target at most 2x);
+- **CPU of a fresh bot per game** (fresh minus reuse, per seat and game;
+  target at most 2 ms).
+
+    python benchmarks/jailed.py                    # 500 games of each table (about a minute each)
+    python benchmarks/jailed.py --games 100        # a quick look
+    python benchmarks/jailed.py --tables silk-road
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Iterator, NamedTuple
+
+import orjson
+
+from arena.match import InProcessBot, play_game
+from arena.plugins import get_plugins
+from arena.runs import seeds
+from arena.runs.play import close_pools, play_record
+from arena.sandbox.process import DUMP_OPTIONS
+from arena.sandbox.probe import protections
+from arena.tournament.config import load_tournament
+from arena.tournament.schedule import build_schedule
+
+TABLES = {"modern-art": ("appraiser", 4), "silk-road": ("trader", 3)}
+ECHO = ("import sys, orjson\n"
+        "out = sys.stdout.buffer\n"
+        "for line in sys.stdin.buffer:\n"
+        "    orjson.loads(line)\n"
+        "    out.write(b'{\"card\": 1}\\n'); out.flush()\n")
+CPUACCT = "/sys/fs/cgroup/cpuacct"
+
+
+class CpuMeter:
+    """CPU seconds of this process and everything it starts: a cpuacct group of its own (bots, templates and
+    games too, also those nobody waits for), else this process and its waited-for children."""
+
+    def __init__(self) -> None:
+        self.folder: str | None = os.path.join(CPUACCT, f"arena-jailed-{os.getpid()}")
+        try:
+            os.mkdir(self.folder)
+            with open(os.path.join(self.folder, "cgroup.procs"), "w") as handle:
+                handle.write(str(os.getpid()))
+        except OSError:
+            if os.path.isdir(self.folder):
+                os.rmdir(self.folder)
+            self.folder = None
+
+    @property
+    def every_process(self) -> bool:
+        return self.folder is not None
+
+    def total(self) -> float:
+        if self.folder:
+            with open(os.path.join(self.folder, "cpuacct.usage")) as handle:
+                return int(handle.read()) / 1e9
+        times = os.times()
+        return times.user + times.system + times.children_user + times.children_system
+
+    @staticmethod
+    def runner() -> float:
+        """This process's own CPU seconds (its threads too)."""
+        return time.process_time()
+
+    def close(self) -> None:
+        if self.folder:
+            with open(os.path.join(CPUACCT, "cgroup.procs"), "w") as handle:
+                handle.write(str(os.getpid()))
+            time.sleep(0.05)
+            with contextlib.suppress(OSError):
+                os.rmdir(self.folder)
+
+
+class Timed(NamedTuple):
+    """One way of playing a table's games."""
+
+    games: int
+    decisions: int
+    wall: float  # seconds
+    cpu: float  # CPU seconds of every process
+    runner: float  # CPU seconds of this process alone
+
+    @property
+    def rate(self) -> float:
+        return self.games / self.wall
+
+
+def schedule(folder: str, game: str, bot: str, players: int, games: int, sandbox: str, reuse: bool) -> list[Any]:
+    """``games + 1`` specs of a self-play schedule (``players`` entries of ``bot``) for ``sandbox``."""
+    entries = [f'spec = "{bot}"'] + [f'spec = "b{n}={bot}"' for n in range(2, players + 1)]
+    path = os.path.join(folder, f"{game}.toml")
+    with open(path, "w") as handle:
+        handle.write(f'[tournament]\nname = "bench-{game}"\nseed = 1\ndeals = {games // players + 2}\n'
+                     f'[[games]]\nname = "{game}"\nplayers = {players}\n'
+                     + "".join(f"[[bots]]\n{entry}\n" for entry in entries))
+    plugins = get_plugins()
+    tournament = load_tournament(path, plugins)
+    secret = seeds.public_secret(1)
+    specs = build_schedule(tournament, plugins, secret).specs(
+        sandbox, plugins, secret, {entrant.name: "v" for entrant in tournament.entrants})[:games + 1]
+    if reuse:
+        specs = [dataclasses.replace(spec, limits=dataclasses.replace(spec.limits, reuse=True)) for spec in specs]
+    return specs
+
+
+def play(specs: list[Any], meter: CpuMeter) -> Timed:
+    """Play the specs in this process as a ``-j 1`` worker does (the first one untimed: it starts the bots)."""
+    play_record(specs[0])
+    decisions = 0
+    wall, cpu, runner = time.perf_counter(), meter.total(), meter.runner()
+    for spec in specs[1:]:
+        record = play_record(spec)
+        assert not record["faults"], record["faults"][:2]
+        decisions += len(record["moves"])
+    wall = time.perf_counter() - wall
+    time.sleep(0.05)  # the last game's bots are gone (their exit counts)
+    cpu, runner = meter.total() - cpu, meter.runner() - runner
+    close_pools()
+    return Timed(len(specs) - 1, decisions, wall, cpu, runner)
+
+
+class Recorder(InProcessBot):
+    """An in-process seat that also keeps each request as the sandbox sends it (one JSON line)."""
+
+    def __init__(self, factory: Any, lines: list[bytes]) -> None:
+        super().__init__(factory)
+        self.lines = lines
+
+    def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
+        message = request.full() if hasattr(request, "full") else request
+        self.lines.append(orjson.dumps(message, option=DUMP_OPTIONS))
+        return super().decide(request, limit_ms)
+
+
+def real_requests(specs: list[Any], count: int) -> list[bytes]:
+    """``decide`` lines of real games, as a jailed bot receives them."""
+    plugins = get_plugins()
+    lines: list[bytes] = []
+    for spec in specs:
+        if len(lines) >= count:
+            break
+        seats = [Recorder(plugins.bot(entrant.target).factory, lines) for entrant in spec.entrants]
+        play_game(plugins.game(spec.game), spec.options, spec.setup, seats, spec.names, game_id=spec.id,
+                  seed=spec.seed, bot_seeds=list(spec.bot_seeds), limits=spec.limits)
+    return lines[:count]
+
+
+def bare_round_trip(messages: list[bytes]) -> float:
+    """CPU microseconds (both processes) of a blocking JSON-lines round trip to a trivial echo process."""
+    with contextlib.ExitStack() as stack:
+        echo = stack.enter_context(subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE,
+                                                    stdout=subprocess.PIPE, bufsize=0))
+        to_echo, from_echo = echo.stdin.fileno(), echo.stdout.fileno()  # type: ignore[union-attr]
+
+        def ask(message: bytes) -> bytes:
+            os.write(to_echo, message)
+            reply = os.read(from_echo, 65536)
+            while not reply.endswith(b"\n"):
+                reply += os.read(from_echo, 65536)
+            return reply
+
+        for message in messages[:100]:  # warm up
+            ask(message)
+        began = time.process_time() + _process_cpu(echo.pid)
+        for message in messages:
+            orjson.loads(ask(message))
+        used = time.process_time() + _process_cpu(echo.pid) - began
+        echo.stdin.close()  # type: ignore[union-attr]
+    return used / len(messages) * 1e6
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds of process ``pid`` so far (its schedstat: nanoseconds, not clock ticks)."""
+    with open(f"/proc/{pid}/schedstat") as handle:
+        return int(handle.read().split()[0]) / 1e9
+
+
+@contextlib.contextmanager
+def meter() -> Iterator[CpuMeter]:
+    found = CpuMeter()
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def table(game: str, games: int, decision_games: int, cpu: CpuMeter) -> None:
+    bot, players = TABLES[game]
+    with tempfile.TemporaryDirectory() as folder:
+        plain = play(schedule(folder, game, bot, players, games, "none", False), cpu)
+        fresh = play(schedule(folder, game, bot, players, games, "process", False), cpu)
+        reused = play(schedule(folder, game, bot, players, decision_games, "process", True), cpu)
+        lines = real_requests(schedule(folder, game, bot, players, 40, "none", False), 3000)
+    bare = bare_round_trip(lines)
+    size = sum(map(len, lines)) / len(lines)
+    per = {name: timed.cpu / timed.decisions * 1e6 for name, timed in
+           (("plain", plain), ("fresh", fresh), ("reused", reused))}
+    runner = {name: timed.runner / timed.decisions * 1e6 for name, timed in
+              (("plain", plain), ("fresh", fresh), ("reused", reused))}
+    decision = per["reused"] - per["plain"]
+    seat_game = (per["fresh"] - per["reused"]) * fresh.decisions / fresh.games / players / 1000
+    print(f"{game}, {players} x {bot}, {fresh.games} games ({fresh.decisions / fresh.games:.0f} decisions a game; "
+          f"reuse: {reused.games} games)")
+    for name, timed in (("in-process", plain), ("jailed, fresh bots", fresh), ("jailed, reuse = true", reused)):
+        print(f"  {name:<22} {timed.rate:8.1f} games/s  {timed.cpu / timed.games * 1000:7.2f} ms CPU a game "
+              f"(this process {timed.runner / timed.games * 1000:6.2f})")
+    print(f"  fresh jailed / in-process: {fresh.rate / plain.rate:.3f} on the wall clock, "
+          f"{plain.cpu / plain.games / (fresh.cpu / fresh.games):.3f} in CPU time (target >= 0.2)")
+    bots = {name: (timed.cpu - timed.runner) / timed.decisions * 1e6 for name, timed in
+            (("plain", plain), ("reused", reused))}
+    print(f"  jail per decision: {decision:.1f} us CPU; bare round trip of a real request ({size:.0f} bytes on "
+          f"average) {bare:.1f} us: {decision / bare:.2f}x (target <= 2x); a decision's CPU in this process "
+          f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
+          f"the bots' processes {bots['reused']:.1f} us jailed")
+    print(f"  a fresh bot: {seat_game:.2f} ms CPU per seat and game more than reuse (target <= 2 ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=500, help="games of each way (default 500)")
+    parser.add_argument("--decision-games", type=int, default=0,
+                        help="games of the reuse = true way (default: as --games)")
+    parser.add_argument("--tables", nargs="*", default=list(TABLES), choices=list(TABLES))
+    arguments = parser.parse_args()
+    found = protections()
+    print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+          f"jail: cgroups {found.cgroups}, namespaces {found.namespaces}, private root {found.filesystem}, "
+          f"templates {found.fork_template}, clock {found.cpu_clock}")
+    with meter() as cpu:
+        print("CPU: " + ("every process (a cpuacct group of this run's own)" if cpu.every_process else
+                         "this process and the children it waited for (no cpuacct group here)"))
+        for game in arguments.tables:
+            table(game, arguments.games, arguments.decision_games or arguments.games, cpu)
+    print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
