@@ -8,7 +8,7 @@ would be on a machine installed for that user).
 
 The kernel channels of ``test_hostile_kernel.py`` (keyrings, locks, watches)
 are tried again under this runner, where every bot shares the runner's user
-id: the same attack bots, played by :func:`kernel_game` as ``nobody``.
+id: the same attack bots, played by :func:`kernel_games` as ``nobody``.
 """
 
 from __future__ import annotations
