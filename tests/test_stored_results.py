@@ -244,13 +244,12 @@ def test_a_rerun_with_nothing_to_play_rates_nothing_and_a_changed_field_is_rated
     def refused(*args: object) -> None:
         raise AssertionError("rated again")
 
-    def rating_process(*args: object) -> None:
+    def rating_begins(*args: object) -> None:
         (isolated / "rating process started").touch()
-        os._exit(0)
 
     with monkeypatch.context() as patched:
         patched.setattr(raters, "Rater", refused)  # what the leaderboard rates with
-        patched.setattr(live_ratings, "_rate", rating_process)
+        patched.setattr(live_ratings._Rating, "begin", rating_begins)  # in the store writer, when it rates
         for jobs in ("2", "0"):
             again = run("run", path, "--sandbox", "none", "-j", jobs)
             assert again.exit_code == 0 and "0 to play" in again.output, again.output
@@ -267,11 +266,15 @@ def test_a_rerun_with_nothing_to_play_rates_nothing_and_a_changed_field_is_rated
         store.close()
     assert run("leaderboard", "results/cup", "--format", "json").stdout == changed != board
 
-def test_a_lost_rating_process_costs_no_game_and_the_leaderboard_rates_afterwards(isolated, monkeypatch):
+def test_a_failed_live_rating_costs_no_game_and_the_leaderboard_rates_afterwards(isolated, monkeypatch):
     from arena.standings import live_ratings
 
     path = write(isolated, ["random", "r2=random", "trader"], deals=3)
-    monkeypatch.setattr(live_ratings, "_rate", lambda *args: os._exit(9))  # the forked process dies at once
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("rating broke")
+
+    monkeypatch.setattr(live_ratings._Rating, "add", broken)  # in the store writer, after its first batch
     result = run("run", path, "--sandbox", "none", "-j", "2")
     assert result.exit_code == 0, result.output
     assert len(stored_records(isolated / "results" / "cup")) == 18  # 3 tables x 3 deals x 2 rotations

@@ -26,7 +26,7 @@ from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.pools.inline import InlinePool
 from arena.runs.store import Store, StoredGame, game_rows, remove_store, store_path
-from arena.runs.writer import StoreWriter
+from arena.runs.writer import StoreWriter, WriterTask
 
 log = logging.getLogger("arena.runs")
 LOG_FILE = "arena.log"
@@ -242,7 +242,7 @@ def _stop_on_signals(pool: Pool, outcome: RunOutcome) -> Iterator[None]:
 def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: Progress, *, folder: str,
                  on_game: Callable[[FinishedGame], None] | None = None,
                  keep_going: Callable[[], bool] = lambda: True, stop_on_failure: bool = False,
-                 stored: dict[str, StoredGame] | None = None) -> RunOutcome:
+                 stored: dict[str, StoredGame] | None = None, writer_task: WriterTask | None = None) -> RunOutcome:
     """Play every spec of ``specs`` not stored yet through ``pool``, storing each game as it ends.
 
     The stored games whose keys are in ``specs`` become the current ones (in
@@ -252,6 +252,8 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
     ``stop_on_failure``, no new game is handed out after one failed.
     ``progress`` is the display (``game_done``, ``tick``, ``finish``). ``stored`` is the store's
     :meth:`~Store.stored_games` when the caller has just read it (a large store's read is not repeated).
+    ``writer_task`` is done by the run's store writer with each batch it stores (the live ratings); a run
+    that stores in this process (``-j 0``), or has nothing to play, does not do it (its result is never received).
     """
     stored = store.stored_games() if stored is None else stored
     store.mark_current({spec.key: spec.order for spec in specs})
@@ -273,7 +275,7 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
                  outcome.reused, type(pool).__name__)
         # games played elsewhere are stored by a process of its own (arena.runs.writer); in-process, here
         if not isinstance(pool, InlinePool):
-            writer = StoreWriter(store.path)
+            writer = StoreWriter(store.path, writer_task)
         sink = _Sink(store, outcome, progress, on_game, run_log, writer)
         with _stop_on_signals(pool, outcome):
             try:

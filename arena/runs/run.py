@@ -58,7 +58,11 @@ class Entries:
 
 
 class Observer(Protocol):
-    """Sees every game played now as it arrives (:func:`run_schedule`'s ``on_game``), and the run's end."""
+    """Sees every game played now as it arrives (:func:`run_schedule`'s ``on_game``), and the run's end.
+
+    One with a ``writer_task`` (:class:`arena.runs.writer.WriterTask`) has the run's store writer do it with
+    each batch of games it stores (the tournament's live ratings).
+    """
 
     def game_done(self, finished: FinishedGame) -> None: ...
 
@@ -115,7 +119,8 @@ class Run:
         try:
             return run_schedule(specs, self.pool, self.store, self.progress(tally), folder=self.folder,
                                 on_game=None if observer is None else observer.game_done, keep_going=keep_going,
-                                stop_on_failure=stop_on_failure, stored=stored)
+                                stop_on_failure=stop_on_failure, stored=stored,
+                                writer_task=getattr(observer, "writer_task", None))
         finally:
             if observer is not None:
                 observer.finish()

@@ -18,34 +18,80 @@ Ctrl-C and SIGTERM (the main process stops the run, then closes it: every
 path out of the run loop does) and dies with the main process, as the
 workers do: a run killed outright loses the batches in the pipe, which a
 rerun plays again.
+
+The writer may be given a :class:`WriterTask` to do with each batch once it
+is stored: the tournament's live ratings (:mod:`arena.standings.live_ratings`)
+rate the games from their seats' rows there, so that no process of its own
+and no message of the main process's is spent on them. A task that fails
+is dropped (its result is then None); the games are stored all the same.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import socket
+from typing import Any, Iterator, Protocol
 
 from arena.errors import StoreError
 from arena.runs.process import die_with_parent
 from arena.runs.store import GameRows, Store
 
+log = logging.getLogger("arena.runs")
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+#: pages the writer lets the store's write-ahead log grow to before it copies them into the store (SQLite's
+#: default, 1,000 pages of 4 KiB, copied every ~1,500 games: 4 us of the writer's ~27 a game; 10,000: ~40 MB)
+CHECKPOINT_PAGES = 10_000
 #: bytes of batches the main process may send ahead of the writer's reading (a batch of 256 games is ~400 KB)
 SEND_BUFFER = 4 * 1024 * 1024
+
+
+class WriterTask(Protocol):
+    """What a writer does besides storing: :meth:`begin`, :meth:`add` and :meth:`result` run in the writer's
+    process (the task is forked with it), :meth:`received` in the main process with what :meth:`result` gave."""
+
+    def begin(self) -> None: ...
+
+    def add(self, rows: list[GameRows]) -> None: ...
+
+    def result(self) -> Any: ...
+
+    def received(self, result: Any) -> None: ...
+
+
+#: where :func:`arena.runs.store.game_rows` puts a game's name and schedule order, and a seat's bot and rank
+_GAME, _ORDER, _BOT, _RANK = 2, 6, 0, 3
+
+
+def placings(rows: list[GameRows]) -> Iterator[tuple[str, int, list[str], list[int]]]:
+    """Per game of ``rows``: its game, its order in the schedule, and its seats' bots and ranks."""
+    for fields, seats, _ in rows:
+        yield fields[_GAME], fields[_ORDER], [seat[_BOT] for seat in seats], [seat[_RANK] for seat in seats]
+
+
+def run_task(task: WriterTask, step: str, *args: Any) -> bool:
+    """``task``'s ``step`` (``begin``, ``add``); False, the error logged, when it fails: the task is then dropped."""
+    try:
+        getattr(task, step)(*args)
+    except Exception:  # the task is extra work: its failure must cost no stored game
+        log.exception("the store writer's %s failed; it is dropped", type(task).__name__)
+        return False
+    return True
 
 
 class StoreWriter:
     """A process that stores the batches of games' rows it is sent, in order, on its own connection."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, task: WriterTask | None = None) -> None:
         context = multiprocessing.get_context("fork")
         self.path = path
+        self.task = task
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_write, args=(theirs, self.conn, path), name="store-writer",
+        self.process = context.Process(target=_write, args=(theirs, self.conn, path, task), name="store-writer",
                                        daemon=True)
         self.unanswered = 0
         self.closed = False
@@ -79,13 +125,24 @@ class StoreWriter:
         if self.closed:
             return
         self.closed = True
+        result = None
+        stopped = False
         try:
             self._answers(wait=True)
-        finally:
             with contextlib.suppress(OSError):
                 self.conn.send(None)
+                stopped = True
+                if self.task is not None:
+                    with contextlib.suppress(EOFError):
+                        result = self.conn.recv()  # the task's result: the writer's last message
+        finally:
+            if not stopped:  # a batch failed: stop the writer all the same
+                with contextlib.suppress(OSError):
+                    self.conn.send(None)
             self.conn.close()
             self.process.join()
+            if self.task is not None:
+                self.task.received(result)
 
     def _answers(self, wait: bool) -> None:
         while self.unanswered and (wait or self.conn.poll()):
@@ -104,22 +161,38 @@ class StoreWriter:
 
 
 def _write(conn: multiprocessing.connection.Connection, theirs: multiprocessing.connection.Connection,
-           path: str) -> None:
-    """The writer process: store each batch that comes down ``conn`` until ``None``, answering each."""
+           path: str, task: WriterTask | None) -> None:
+    """The writer process: store each batch that comes down ``conn`` until ``None``, answering each; then send
+    ``task``'s result, if it has one."""
     theirs.close()  # the main process's end: only the main process may hold it
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the run, then closes us
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the fork (StoreWriter.__init__)
     store = Store(path)
+    with contextlib.suppress(Exception):  # a store opened read-only has nothing to copy
+        store.db.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")
+    answers_result = task is not None  # the main process waits for one last message, the task's result
+    if task is not None and not run_task(task, "begin"):
+        task = None
     try:
         while (rows := conn.recv()) is not None:
             try:
                 store.add_rows(rows)
             except StoreError as error:
                 conn.send(str(error))
-            else:
-                conn.send("")
+                continue
+            conn.send("")
+            if task is not None and not run_task(task, "add", rows):
+                task = None
+        if answers_result:
+            result = None
+            if task is not None:
+                try:
+                    result = task.result()
+                except Exception:
+                    log.exception("the store writer's %s failed; it is dropped", type(task).__name__)
+            conn.send(result)
     except (EOFError, OSError):
         pass  # the main process is gone
     finally:

@@ -1,40 +1,35 @@
-"""Rating games while they are played: a process of its own rates them in schedule order as they arrive.
+"""Rating games while they are played: the run's store writer rates them in schedule order as it stores them.
 
-The leaderboard's rating pass (TrueSkill: half a millisecond or more a
-four-player game, about as long as a random game takes to play) used to start
-only after the last game. :class:`LiveRatings` hands each game's seats and
-placings, as the game arrives, to a rating process forked for the run, which
-keeps one :class:`~arena.standings.raters.Rater` per game and rates each game
-of the schedule as soon as every game before it in schedule order is in hand
-(a game that arrives early waits), starting with the reused games. So the
-ratings are exactly those of a rating pass after the run, for any ``-j``.
+The leaderboard's rating pass (TrueSkill: about 40 µs a four-player game
+with :mod:`arena.standings.trueskill_ffa`) used to start only after the last
+game. :class:`LiveRatings` gives the run's store writer (the process that
+inserts every game's rows, :mod:`arena.runs.writer`) a task: rate each
+batch's games from the rows it has just stored (their seats' bots and ranks),
+keeping one :class:`~arena.standings.raters.Rater` per game and rating each
+game of the schedule as soon as every game before it in schedule order is in
+hand (a game that arrives early waits), starting with the reused games. So
+the ratings are exactly those of a rating pass after the run, for any ``-j``.
 When every game of a game is rated, the ratings go into the store's figure
 cache, where the leaderboard finds them.
 
-Why a process: the main process also receives, stores and logs every game.
-Rating in its thread made it the slowest link of a run of fast games (about
-0.9 ms of work a random Modern Art game, more than the worker's 0.7 ms of
-play), and one thread cannot use a second core; as a process of its own,
-the rating takes whatever core is free. If the rating process is lost, the
-run goes on and the leaderboard rates the games itself afterwards.
+Why in the writer: on two cores every process that is not a worker takes
+from the workers at ``-j 2``. The rating was a process of its own, fed by
+the main process a message per 64 games: 40 µs of rating, about 10 µs of
+receiving in the rating process and 14 µs of sending in the main process a
+game. The writer already holds each game's seats, so the main process now
+sends nothing for the ratings and one process and one pipe are gone. If the
+rating fails, or the run stores in-process (``-j 0``) or has nothing to
+play, the run goes on and the leaderboard rates the games itself afterwards.
 """
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import multiprocessing.connection
-import multiprocessing.process
-import signal
 from typing import Any, Sequence
 
-from arena.runs.process import die_with_parent
 from arena.runs.spec import FinishedGame, GameSpec
-from arena.runs.store import Store, StoredGame
+from arena.runs.store import GameRows, Store, StoredGame
+from arena.runs.writer import placings
 from arena.standings.raters import Rater, SeatedGame
-
-#: games sent to the rating process together (a message a game cost the main process more than the game's bookkeeping)
-BATCH_GAMES = 64
 
 
 class _GameStream:
@@ -58,25 +53,51 @@ class _GameStream:
         return self.position == len(self.orders)
 
 
-def _rate(conn: multiprocessing.connection.Connection, rater: str, orders: dict[str, list[int]]) -> None:
-    """The rating process: rate what comes down ``conn`` until ``None``, then send back the complete games' ratings."""
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's: it stops the run, then asks
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while this process was forked
-    streams = {game: _GameStream(rater, game_orders) for game, game_orders in orders.items()}
-    while (batch := conn.recv()) is not None:
-        for game, order, bots, ranks in batch:
-            streams[game].add(order, (bots, ranks))
-    conn.send({game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
-               for game, stream in streams.items() if stream.complete})
-    conn.close()
+class _Rating:
+    """The writer's task (:class:`arena.runs.writer.WriterTask`): rate stored games per game, in schedule order.
+
+    Made in the main process with the reused games' placings; forked with the
+    writer, which calls :meth:`begin`, :meth:`add` and :meth:`result`; the
+    main process then gets the result in :meth:`received`.
+    """
+
+    def __init__(self, rater: str, orders: dict[str, list[int]], reused: list[tuple[str, int, Any, Any]]) -> None:
+        self.rater = rater
+        self.orders = orders
+        self.reused = reused
+        self.streams: dict[str, _GameStream] = {}
+        self.ratings: dict[str, dict[str, tuple[float, float]]] = {}
+
+    def begin(self) -> None:
+        """In the writer: the reused games first."""
+        self.streams = {game: _GameStream(self.rater, game_orders) for game, game_orders in self.orders.items()}
+        for game, order, bots, ranks in self.reused:
+            self.streams[game].add(order, (bots, ranks))
+        self.reused = []
+
+    def add(self, rows: list[GameRows]) -> None:
+        """In the writer: a batch of games just stored."""
+        streams = self.streams
+        for game, order, bots, ranks in placings(rows):
+            stream = streams.get(game)
+            if stream is not None:  # a game whose ratings were settled before the run is not rated again
+                stream.add(order, (bots, ranks))
+
+    def result(self) -> dict[str, dict[str, tuple[float, float]]]:
+        """In the writer, after the last batch: the ratings of every game whose schedule was rated whole."""
+        return {game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
+                for game, stream in self.streams.items() if stream.complete}
+
+    def received(self, result: Any) -> None:
+        """In the main process: what :meth:`result` gave (nothing when the rating failed)."""
+        self.ratings = result if isinstance(result, dict) else {}
 
 
 class LiveRatings:
-    """Rates the games of a schedule per game, in schedule order, in a process of its own while they are played."""
+    """Rates the games of a schedule per game, in schedule order, in the run's store writer while they are played."""
 
     def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str, stored: dict[str, StoredGame]) -> None:
-        """Start rating ``specs``' stored games; ``stored`` is the store's :meth:`Store.stored_games` now."""
+        """The rating of ``specs`` for the run's writer, reused games first (``stored``: the stored games now)."""
         self.store = store
         self.rater = rater
         by_game: dict[str, list[GameSpec]] = {}
@@ -85,26 +106,19 @@ class LiveRatings:
         self.orders = {game: [spec.order for spec in game_specs] for game, game_specs in by_game.items()}
         self.settled = {game: ratings for game, game_specs in by_game.items()
                         if (ratings := self._settled_ratings(game, game_specs, stored))}
-        self.waiting: list[tuple[str, int, Any, Any]] = []
         to_rate = {game: orders for game, orders in self.orders.items() if game not in self.settled}
-        self.process: multiprocessing.process.BaseProcess | None = None
+        #: what the run's store writer does besides storing (run_schedule hands it over); None: nothing to rate
+        self.writer_task: _Rating | None = None
         if not to_rate:
             return
-        context = multiprocessing.get_context("fork")
-        self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_rate, args=(theirs, rater, to_rate), name="ratings", daemon=True)
-        # Ctrl-C held back while forking: in the new process before its handler is set, it printed a traceback
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            self.process.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        theirs.close()
-        placings = store.placings_by_key()
-        for spec in specs:
-            seats = placings.get(spec.key)
-            if seats is not None and spec.game in to_rate:
-                self._add(spec.game, spec.order, [bot for bot, _ in seats], [rank for _, rank in seats])
+        reused: list[tuple[str, int, Any, Any]] = []
+        placings_by_key = store.placings_by_key() if stored else {}
+        if placings_by_key:
+            for spec in specs:
+                seats = placings_by_key.get(spec.key)
+                if seats is not None and spec.game in to_rate:
+                    reused.append((spec.game, spec.order, [bot for bot, _ in seats], [rank for _, rank in seats]))
+        self.writer_task = _Rating(rater, to_rate, reused)
 
     def _settled_ratings(self, game: str, specs: list[GameSpec], stored: dict[str, StoredGame]) -> Any:
         """The cached ratings of ``game`` when its schedule is stored and current as it was rated, else None.
@@ -117,35 +131,12 @@ class LiveRatings:
         cached = self.store.cached_figures(game, len(specs))
         return cached if isinstance(cached, dict) and cached.get("rater") == self.rater else None
 
-    def _add(self, game: str, order: int, bots: Any, ranks: Any) -> None:
-        self.waiting.append((game, order, bots, ranks))
-        if len(self.waiting) >= BATCH_GAMES:
-            self._send()
-
-    def _send(self) -> None:
-        if self.waiting and self.process is not None:
-            with contextlib.suppress(OSError):  # the rating process is gone: the leaderboard rates afterwards
-                self.conn.send(self.waiting)
-            self.waiting = []
-
     def game_done(self, finished: FinishedGame) -> None:
-        """An observer of the run loop: one game played now."""
-        record = finished.record
-        self._add(finished.spec.game, finished.spec.order, record["players"], record["result"]["ranks"])
+        """An observer of the run loop: one game played now (the writer rates it from its stored rows)."""
 
     def finish(self) -> None:
-        """Wait for the ratings; cache those of every fully rated game where the leaderboard finds them."""
-        ratings: dict[str, dict[str, tuple[float, float]]] = {}
-        if self.process is not None:
-            self._send()
-            try:
-                self.conn.send(None)
-                ratings = self.conn.recv()
-            except (OSError, EOFError):
-                pass
-            finally:
-                self.conn.close()
-                self.process.join()
+        """Cache the ratings of every fully rated game where the leaderboard finds them."""
+        ratings = {} if self.writer_task is None else self.writer_task.ratings
         for game, by_bot in ratings.items():
             self.store.cache_figures(game, len(self.orders[game]), {
                 "rater": self.rater, "ratings": {bot: [mu, sigma] for bot, (mu, sigma) in by_bot.items()}})
