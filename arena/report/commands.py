@@ -88,17 +88,18 @@ def serve(results: str, host: str, port: int, verbose: bool, parent: int | None)
     from arena.errors import ReportError
     from arena.plugins import get_plugins
     from arena.report.live_http import start
-    from arena.report.live_site import LiveSite
+    from arena.report.live_site import LiveSite, load_charting
     from arena.report.plots import require_matplotlib
 
     require_matplotlib()
-    if parent is not None:  # beside a run: the run's processes come first when the cores are busy
-        with contextlib.suppress(OSError):
-            os.nice(10)
     if not os.path.isdir(results) and parent is None:
         raise ReportError(f"{results}: no such folder (expected a tournament's results folder, e.g. results/demo, "
                           f"or a results root, e.g. results)")
+    load_charting()  # before the address is printed: a run served beside waits for it, then plays
     site = LiveSite(results, get_plugins())
+    if parent is not None:  # beside a run, once started (the run waits for that): the run's processes come first
+        with contextlib.suppress(OSError):  # set before any thread starts: Linux keeps a nice value per thread
+            os.nice(10)
     try:
         server, _ = start(site, host, port, verbose, parent)
     except OSError as error:

@@ -13,10 +13,12 @@ live pages are the report's pages plus the poller script (``live.js``).
 Building is throttled so that a run storing a thousand games a second is not
 slowed: the data is read again at most every :data:`BUILD_EVERY` seconds, and
 a build waits :data:`BUILD_SHARE` times its own CPU time before the next (a
-build that took 0.1 s waits 2.5 s); a chart is redrawn at most every
+build that took 0.05 s waits 2.5 s); a chart is redrawn at most every
 :data:`CHART_EVERY` seconds (or :data:`CHART_SHARE` times its drawing). Beside
-a run the process also runs at a lower priority (nice 10). The progress line
-and the status bar come from ``live.json``, fresh at every poll.
+a run the process also runs at a lower priority (nice 10), and matplotlib is
+imported before the run's first game (:func:`load_charting`), not in the
+middle of its games. The progress line and the status bar come from
+``live.json``, fresh at every poll.
 
 A :class:`LiveSite` is one folder, or a results root: then each subfolder
 holding a store is a :class:`LiveFolder` under ``/NAME/`` and ``/`` lists them.
@@ -55,8 +57,9 @@ SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
 PULSE_EVERY = 0.5
 #: the data behind the pages is read again at most this often (seconds) ...
 BUILD_EVERY = 2.0
-#: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/26 of a core
-BUILD_SHARE = 25.0
+#: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/51 of a core
+#: (with the charts and the polls, the site stays under 2% of a two-core machine that a run keeps busy)
+BUILD_SHARE = 50.0
 #: a chart is redrawn at most this often (seconds) ...
 CHART_EVERY = 60.0
 #: ... and waits this many times its own drawing's duration (matplotlib: 0.1 to 1 s a chart)
@@ -80,6 +83,17 @@ class Answer:
     version: str = ""
     #: where to send the browser instead (a folder named without its closing slash)
     location: str = ""
+
+
+def load_charting() -> None:
+    """Import what drawing a chart takes (matplotlib's figure and its SVG backend: about 0.35 s of CPU) now.
+
+    ``arena serve`` calls this before it prints its address, so before a run it serves beside plays its
+    first game: imported when the page first asks for a chart, the same CPU was taken from the run's games
+    at their start, on a machine whose every core the run uses.
+    """
+    import matplotlib.backends.backend_svg  # noqa: F401 - imported for its cost, now rather than mid-run
+    import matplotlib.figure  # noqa: F401
 
 
 def live_script(version: str | None) -> str:
@@ -145,10 +159,12 @@ class LiveFolder:
         data_version = self.watch.data_version()
         if data_version == self.seen_data_version and self.status == "ok":
             return
-        count, last, faults = self.watch.query("SELECT COUNT(current), MAX(row), (SELECT COUNT(*) FROM faults) "
-                                               "FROM games")[0]
-        meta = dict(self.watch.query("SELECT key, value FROM meta WHERE key IN "
-                                     "('total', 'generation', 'kind', 'sprt')"))
+        count, last, faults, total, generation, kind = self.watch.query(  # one query per change
+            "SELECT COUNT(current), MAX(row), (SELECT COUNT(*) FROM faults), "
+            "(SELECT value FROM meta WHERE key = 'total'), (SELECT value FROM meta WHERE key = 'generation'), "
+            "(SELECT value FROM meta WHERE key = 'kind') FROM games")[0]
+        meta = {key: value for key, value in (("total", total), ("generation", generation), ("kind", kind))
+                if value is not None}
         try:
             outcome_mark = os.stat(os.path.join(self.folder, OUTCOME_FILE)).st_mtime_ns
         except OSError:

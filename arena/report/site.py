@@ -268,7 +268,8 @@ def chart_drawers(data: SiteData, history: History | None = None) -> dict[str, C
     drawers: dict[str, Callable[[], str]] = {}
     board = data.board
     overall = next(section for section in board["sections"] if section["game"] == OVERALL)
-    colours = plots.bot_colours([row["bot"] for row in overall["standings"]])
+    # worked out when a rating chart is drawn, not here: a live site's build then never imports matplotlib
+    colours = functools.cache(functools.partial(plots.bot_colours, [row["bot"] for row in overall["standings"]]))
     for section in board["sections"]:
         placings = data.placings.get(section["game"])
         if placings:
@@ -288,10 +289,10 @@ def chart_drawers(data: SiteData, history: History | None = None) -> dict[str, C
 
 
 def _rating_chart(history: Callable[[], dict[str, list[tuple[int, float, float]]]], order: list[str],
-                  colours: dict[str, str], title: str) -> str:
-    """The rating chart of one game: its ``history()``, bots in standings ``order``."""
+                  colours: Callable[[], dict[str, str]], title: str) -> str:
+    """The rating chart of one game: its ``history()``, bots in standings ``order``, ``colours()`` by bot."""
     series = history()
-    return plots.rating_chart({bot: thinned(series[bot]) for bot in order if bot in series}, colours, title)
+    return plots.rating_chart({bot: thinned(series[bot]) for bot in order if bot in series}, colours(), title)
 
 
 def head_to_head_shares(section: dict[str, Any]) -> tuple[list[str], list[list[float | None]]]:
