@@ -61,13 +61,13 @@ class ExecutorPool:
         ``expected`` (how many specs come) lets the last blocks shrink so that the workers finish together;
         ``table`` changes nothing here (specs travel to another machine as they are).
         """
-        self.sink = sink
-        self.stop_requested = False
+        self.sink = sink  # a stop asked before this began (Ctrl-C as the run's handler came in) holds
         self.handed_over.clear()
         cutter = BlockCutter(iter(specs), expected, BLOCKS_PER_SLOT * self.slots)
         in_flight: dict[concurrent.futures.Future[BlockResult], Block] = {}
         try:
-            self._top_up(in_flight, cutter)
+            if not self.stop_requested:
+                self._top_up(in_flight, cutter)
             while in_flight and not self.stop_requested:
                 finished, _ = concurrent.futures.wait(in_flight, timeout=self.tick,
                                                       return_when=concurrent.futures.FIRST_COMPLETED)
@@ -80,7 +80,8 @@ class ExecutorPool:
         finally:
             for future in in_flight:
                 future.cancel()
-        return self.stop_requested
+        stopped, self.stop_requested = self.stop_requested, False  # the next run starts afresh
+        return stopped
 
     def _top_up(self, in_flight: dict[concurrent.futures.Future[BlockResult], Block], cutter: BlockCutter) -> None:
         while len(in_flight) < BLOCKS_PER_SLOT * self.slots:

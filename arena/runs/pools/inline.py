@@ -23,8 +23,7 @@ class InlinePool:
             table: Sequence[GameSpec] = ()) -> bool:
         """Play every spec, one after another; True when stopped early (``expected`` and ``table`` change nothing
         here)."""
-        self.stop_requested = False
-        try:
+        try:  # a stop asked before this began (Ctrl-C as the run's handler came in) holds
             for spec in specs:
                 if self.stop_requested:
                     return True
@@ -33,6 +32,7 @@ class InlinePool:
                     sink.done(outcome.finished(spec))
                 else:
                     sink.failed(spec, outcome.failure)
+            return self.stop_requested
         finally:
+            self.stop_requested = False  # the next run starts afresh
             close_pools()
-        return self.stop_requested

@@ -282,10 +282,10 @@ class LocalPool:
         tasks = itertools.chain([first], tasks)
         self.pinned = first.sandbox != "none" and self.jobs <= len(self.cores)
         self.sink = sink
-        self.stop_requested = False
         workers = self.jobs if expected is None else min(self.jobs, expected)
-        if workers < 1:
-            return False
+        if workers < 1 or self.stop_requested:  # a stop asked before this began (Ctrl-C as the run's handler
+            stopped, self.stop_requested = self.stop_requested, False  # came in) holds: no worker starts
+            return stopped
         try:
             for _ in range(workers):
                 self._spawn()
@@ -299,7 +299,8 @@ class LocalPool:
                 self.stop_requested = True
                 self._stop_workers()
                 self.stop_requested = stopped
-        return self.stop_requested
+        stopped, self.stop_requested = self.stop_requested, False  # the next run starts afresh
+        return stopped
 
     def stop(self) -> None:
         """Ask the run to stop soon (Ctrl-C, SIGTERM): games being played are abandoned."""
