@@ -200,3 +200,41 @@ def test_the_architecture_page_names_every_module_of_the_sandbox():
     for module in sorted((ROOT / "sandbox").glob("*.py")):
         if module.stem != "__init__":
             assert f"`{module.stem}`" in part, f"docs/architecture.md's sandbox part does not name {module.stem}"
+
+
+#: the seat and its launchers (issue 23's shape): each class's state is what its ``__init__`` (or its base's) sets
+SEAT_MODULES = ("arena.sandbox.process", "arena.sandbox.launcher", "arena.sandbox.launch_program",
+                "arena.sandbox.launch_template")
+
+
+def _set_on_self(function: ast.FunctionDef) -> set[str]:
+    """The attributes ``function`` assigns on ``self``."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id == "self":
+                    found.add(part.attr)
+    return found
+
+
+def test_the_seat_and_its_launchers_set_every_attribute_in_init():
+    classes = {node.name: node for name in SEAT_MODULES for node in ast.parse(MODULES[name].read_text(
+        encoding="utf-8")).body if isinstance(node, ast.ClassDef)}
+
+    def initialised(cls: ast.ClassDef) -> set[str]:
+        found = set().union(*(_set_on_self(item) for item in cls.body
+                              if isinstance(item, ast.FunctionDef) and item.name == "__init__"))
+        for base in cls.bases:
+            base_name = base.value if isinstance(base, ast.Subscript) else base
+            if isinstance(base_name, ast.Name) and base_name.id in classes:
+                found |= initialised(classes[base_name.id])
+        return found
+
+    late = sorted(f"{cls.name}.{attribute} (first set in {item.name})" for cls in classes.values()
+                  for item in cls.body if isinstance(item, ast.FunctionDef) and item.name != "__init__"
+                  for attribute in _set_on_self(item) - initialised(cls))
+    assert "ProcessBot" in classes and "ProgramLauncher" in classes and "TemplateLauncher" in classes
+    assert late == [], "attributes first set outside __init__: " + ", ".join(late)
