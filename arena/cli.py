@@ -91,7 +91,7 @@ def _interrupt(signum: int, frame: Any) -> None:
     """Ctrl-C as KeyboardInterrupt, but never where Python would print it and drop it.
 
     Raised in a fork handler (logging's ``_releaseLock`` after every fork: the
-    run's workers, its writer and rating processes, the bots' checks), a
+    run's workers, its store writer, the bots' checks), a
     ``__del__`` or a finalizer, the exception is printed as "Exception
     ignored" and lost, and the command goes on as if nobody had asked it to
     stop; there it is raised again a moment later (:func:`arena.runs.process.retry_soon`).

@@ -14,6 +14,7 @@ import errno
 import fcntl
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
@@ -160,15 +161,17 @@ class _Sink:
         self.on_game = on_game
         self.run_log = run_log if log.isEnabledFor(logging.INFO) else None
         self.waiting: list[FinishedGame] = []
+        self.pickled: list[bytes] = []  # rows of packed chunks (done_packed), pickled where they were played
+        self.count = 0  # games waiting, in both
         self.lines: list[str] = []
         self.since = 0.0
 
     def done(self, finished: FinishedGame) -> None:
-        waiting = self.waiting
-        if not waiting:
+        if not self.count:
             self.since = time.monotonic()
-        waiting.append(finished)
-        if len(waiting) >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
+        self.waiting.append(finished)
+        self.count += 1
+        if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
         self.outcome.played += 1
         if finished.packed is None or self.run_log is None:
@@ -180,14 +183,40 @@ class _Sink:
         if self.on_game is not None:
             self.on_game(finished)
 
+    def done_packed(self, finished: list[FinishedGame], rows: bytes, lines: str) -> None:
+        """A local worker's chunk: its games, their store rows pickled in one piece, their log lines.
+
+        The rows go to the writer as they came (the writer unpickles them):
+        the main process only counts, shows progress and tells the observers.
+        """
+        if not self.count:
+            self.since = time.monotonic()
+        self.pickled.append(rows)
+        self.count += len(finished)
+        if self.run_log is None:
+            for game in finished:
+                log_finished(game)
+        else:
+            self.lines.append(lines)
+        self.outcome.played += len(finished)
+        game_done, on_game = self.progress.game_done, self.on_game
+        for game in finished:
+            record = game.record
+            game_done(record["players"], record["result"]["ranks"])
+            if on_game is not None:
+                on_game(game)
+        if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
+            self.flush()
+
     def flush(self) -> None:
         """Store the games waiting, in one transaction; then write their log lines, made where they were played."""
-        if self.waiting:
+        if self.count:
+            rows = game_rows(self.waiting)
             if self.writer is not None:
-                self.writer.add(game_rows(self.waiting))
+                self.writer.add(rows, self.pickled)
             else:
-                self.store.add_many(self.waiting)
-            self.waiting = []
+                self.store.add_rows(rows + [row for piece in self.pickled for row in pickle.loads(piece)])
+            self.waiting, self.pickled, self.count = [], [], 0
         if self.lines and self.run_log is not None:
             self.run_log.write("".join(self.lines))
             self.lines = []

@@ -17,7 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, runtime_checkable
 
 from arena.entrants import Entrant
 from arena.match import Limits
@@ -50,16 +50,74 @@ class GameSpec:
 
     @cached_property
     def key(self) -> str:
-        """A hash of everything that decides this game's record; equal keys give equal records."""
-        decided = {
-            "id": self.id, "game": self.game, "options": self.options, "setup": self.setup,
-            "players": self.names, "versions": list(self.versions), "seed": self.seed,
-            "bot_seeds": list(self.bot_seeds), "limits": _limits_dict(self.limits),
-        }
+        """A hash of everything that decides this game's record; equal keys give equal records.
+
+        The hashed text is ``json.dumps`` of the dict below with sorted keys
+        (:func:`key_text`), written here member by member in that order: the
+        setup's and options' text is made once for the specs that share them
+        (a deal's rotations, a schedule's games), a third of the time a key took.
+        """
+        parts = ['{"bot_seeds":', _list_text(self.bot_seeds), ',"game":', _string(self.game)]
         if self.game_version:  # a spec made without one keeps the key it had before games had versions
-            decided["game_version"] = self.game_version
-        text = json.dumps(decided, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+            parts += [',"game_version":', _string(self.game_version)]
+        parts += [',"id":', _string(self.id), ',"limits":', _limits_text(self.limits), ',"options":',
+                  _shared_text(self.options), ',"players":', _list_text(self.names), ',"seed":',
+                  _list_text((self.seed,))[1:-1], ',"setup":', _shared_text(self.setup), ',"versions":',
+                  _list_text(self.versions), "}"]
+        return hashlib.sha256("".join(parts).encode()).hexdigest()
+
+
+def key_text(spec: GameSpec) -> str:
+    """The text :attr:`GameSpec.key` hashes, made the plain way (the tests hold the key to it)."""
+    decided = {
+        "id": spec.id, "game": spec.game, "options": spec.options, "setup": spec.setup,
+        "players": spec.names, "versions": list(spec.versions), "seed": spec.seed,
+        "bot_seeds": list(spec.bot_seeds), "limits": _limits_dict(spec.limits),
+    }
+    if spec.game_version:
+        decided["game_version"] = spec.game_version
+    return json.dumps(decided, sort_keys=True, separators=(",", ":"))
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+_text = _ENCODER.encode
+_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
+
+
+def _list_text(values: Iterable[Any]) -> str:
+    """``_text(list(values))`` for strings and ints (what JSON writes of them), without an encoder's set-up."""
+    items = []
+    for value in values:
+        kind = type(value)
+        if kind is str:
+            items.append(_string(value))
+        elif kind is int:
+            items.append(int.__repr__(value))
+        else:
+            items.append(_text(value))
+    return "[" + ",".join(items) + "]"
+
+
+#: the text of the last few setups and options keyed, by identity (the object is kept, so its id stays its own)
+_shared: dict[int, tuple[Any, str]] = {}
+_SHARED_MOST = 64
+
+
+def _shared_text(value: Any) -> str:
+    """``_text(value)`` for a value many specs share (not changed once in a spec): made once while it is recent."""
+    found = _shared.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    if len(_shared) >= _SHARED_MOST:
+        _shared.clear()
+    text = _text(value)
+    _shared[id(value)] = (value, text)
+    return text
+
+
+@functools.lru_cache(maxsize=64)
+def _limits_text(limits: Limits) -> str:
+    return _text(_limits_dict(limits))
 
 
 @functools.lru_cache(maxsize=64)
@@ -118,6 +176,22 @@ class Sink(Protocol):
     def failed(self, spec: GameSpec, reason: str) -> None: ...
 
     def idle(self) -> None: ...
+
+
+@runtime_checkable
+class PackedSink(Sink, Protocol):
+    """A sink that also takes a chunk's games with their store rows pickled in one piece (a local worker's chunk)."""
+
+    def done_packed(self, finished: list[FinishedGame], rows: bytes, lines: str) -> None: ...
+
+
+class PackedChunk(NamedTuple):
+    """A local worker's chunk for a :class:`PackedSink`: outcomes without their packed games, whose store rows
+    (:func:`arena.runs.store.game_rows`) come pickled in one piece, and whose log lines come in one string."""
+
+    outcomes: list[Outcome]
+    rows: bytes
+    lines: str
 
 
 @dataclass

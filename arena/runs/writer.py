@@ -33,9 +33,10 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import signal
 import socket
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterator, Protocol, Sequence
 
 from arena.errors import StoreError
 from arena.runs.process import die_with_parent
@@ -111,11 +112,12 @@ class StoreWriter:
             with socket.socket(fileno=os.dup(self.conn.fileno())) as sock:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
 
-    def add(self, rows: list[GameRows]) -> None:
-        """Have ``rows`` stored (in one transaction); raises the error of an earlier batch that failed."""
+    def add(self, rows: list[GameRows], pickled: Sequence[bytes] = ()) -> None:
+        """Have ``rows`` and the rows ``pickled`` in pieces (a local worker's chunks) stored in one transaction;
+        raises the error of an earlier batch that failed."""
         self._answers(wait=False)
         try:
-            self.conn.send(rows)
+            self.conn.send((rows, pickled))
         except OSError:
             raise self._lost() from None
         self.unanswered += 1
@@ -176,7 +178,10 @@ def _write(conn: multiprocessing.connection.Connection, theirs: multiprocessing.
     if task is not None and not run_task(task, "begin"):
         task = None
     try:
-        while (rows := conn.recv()) is not None:
+        while (batch := conn.recv()) is not None:
+            rows, pickled = batch
+            for piece in pickled:
+                rows += pickle.loads(piece)
             try:
                 store.add_rows(rows)
             except StoreError as error:

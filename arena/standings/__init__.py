@@ -5,7 +5,7 @@
 - :mod:`arena.standings.figures`: totals, head-to-head and the bootstrap over deal blocks (numpy);
 - :mod:`arena.standings.board`: the sections of a leaderboard as plain data;
 - :mod:`arena.standings.ratings`: a game's stored games rated in schedule order, cached in the store;
-- :mod:`arena.standings.live_ratings`: the same ratings made while a run plays, in a process of its own.
+- :mod:`arena.standings.live_ratings`: the same ratings made while a run plays, by the run's store writer.
 
 :mod:`arena.standings.leaderboard` reads the store and renders the sections.
 """

@@ -52,7 +52,8 @@ from typing import Any, Iterable, Iterator, Sequence
 from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
-from arena.runs.spec import GameSpec, Outcome, Sink
+from arena.runs.spec import FinishedGame, GameSpec, Outcome, PackedChunk, PackedSink, Sink
+from arena.runs.store import game_rows
 from arena.runs.timing import BatchSizer
 
 log = logging.getLogger("arena.runs")
@@ -101,7 +102,7 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
 
 
 def _worker(conn: multiprocessing.connection.Connection, inherited: list[multiprocessing.connection.Connection],
-            core: int | None, table: Sequence[GameSpec], playing: Any) -> None:
+            core: int | None, table: Sequence[GameSpec], playing: Any, packs: bool = False) -> None:
     """A worker's life: play the chunks that come down ``conn`` until ``None``, a stop or a closed pipe.
 
     A task is a spec, or its place in ``table`` (the run's specs, inherited
@@ -109,7 +110,9 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     when the worker stops): a message a game cost the main process more than
     the game's bookkeeping. ``playing`` (shared memory) holds the order of the
     game being played, -1 between games, so that the main process knows which
-    game a worker died in.
+    game a worker died in. With ``packs`` (the sink takes packed chunks), a
+    chunk's games go back as their store rows pickled in one piece and their
+    log lines in one string (:func:`_packed_chunk`).
     """
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
@@ -125,6 +128,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     signal.signal(RETRY_SIGNAL, _on_stop_signal)
     name = multiprocessing.current_process().name
     outcomes: list[Outcome] = []
+    played: list[GameSpec] | None = [] if packs else None  # the specs of ``outcomes``, when chunks are packed
     try:
         while not _stopping:
             try:
@@ -145,29 +149,50 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
                 finally:
                     _playing = False
                 playing.value = -1
-            if not _send_outcomes(conn, outcomes):
+                if played is not None:
+                    played.append(spec)
+            if not _send_outcomes(conn, outcomes, played):
                 return
     except StopRequested:
         log.info("stopped")
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         cancel_retry()
-        _send_outcomes(conn, outcomes)  # what was finished before a stop is stored
+        _send_outcomes(conn, outcomes, played)  # what was finished before a stop is stored
         close_pools()
 
 
-def _send_outcomes(conn: multiprocessing.connection.Connection, outcomes: list[Outcome]) -> bool:
-    """Send the outcomes played since the last message (emptying the list); False when the main process is gone."""
+def _send_outcomes(conn: multiprocessing.connection.Connection, outcomes: list[Outcome],
+                   played: list[GameSpec] | None = None) -> bool:
+    """Send the outcomes played since the last message (emptying the list; packed when ``played`` holds their
+    specs, emptied too); False when the main process is gone."""
     if not outcomes:
         return True
     try:
-        conn.send(outcomes[:])
+        conn.send(outcomes[:] if played is None else _packed_chunk(outcomes, played))
     except OSError:
         abandon_log_queue()
         return False
     finally:
         outcomes.clear()
+        if played is not None:
+            played.clear()
     return True
+
+
+def _packed_chunk(outcomes: list[Outcome], specs: list[GameSpec]) -> PackedChunk:
+    """A chunk's outcomes without their packed games, which go as the store's rows pickled in one piece.
+
+    The main process hands the rows to the store's writer as they are
+    (unpickled once, by the writer) and the log lines to the log in one
+    write: it no longer unpickles each game's packed record and rows only to
+    pickle them again for the writer.
+    """
+    finished = [outcome.finished(spec) for outcome, spec in zip(outcomes, specs) if outcome.packed is not None]
+    lines = "".join(game.packed.line for game in finished if game.packed is not None)
+    light = [Outcome(outcome.order, outcome.record, outcome.failure, outcome.seconds, outcome.worker)
+             for outcome in outcomes]
+    return PackedChunk(light, bytes(ForkingPickler.dumps(game_rows(finished))), lines)
 
 
 
@@ -184,6 +209,7 @@ class LocalPool:
         self.jobs = jobs
         self.tick = tick
         self.sink: Sink | None = None
+        self.packed_sink: PackedSink | None = None  # the sink, when it takes a chunk's games packed in one piece
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
         self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
         self.chunks: dict[Any, list[int]] = {}  # process -> games left in each chunk it holds, oldest first
@@ -204,7 +230,8 @@ class LocalPool:
         self.spawned += 1
         core = self._free_core()
         playing = self.context.RawValue("q", -1)
-        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core, self.table, playing),
+        process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core, self.table, playing,
+                                                             self.packed_sink is not None),
                                        name=f"worker-{self.spawned}")
         self.core_of[process] = core
         self.playing[process] = playing
@@ -282,6 +309,7 @@ class LocalPool:
         tasks = itertools.chain([first], tasks)
         self.pinned = first.sandbox != "none" and self.jobs <= len(self.cores)
         self.sink = sink
+        self.packed_sink = sink if isinstance(sink, PackedSink) else None
         workers = self.jobs if expected is None else min(self.jobs, expected)
         if workers < 1 or self.stop_requested:  # a stop asked before this began (Ctrl-C as the run's handler
             stopped, self.stop_requested = self.stop_requested, False  # came in) holds: no worker starts
@@ -327,21 +355,31 @@ class LocalPool:
     def _receive(self, conn: Any, tasks: Iterator[GameSpec] | None) -> bool:
         """Handle one message from a worker (a chunk's outcomes); False when its pipe is closed (the worker is gone)."""
         try:
-            outcomes: list[Outcome] = conn.recv()
+            message: list[Outcome] | PackedChunk = conn.recv()
         except (EOFError, OSError):
             return False
         process = self.links[conn]
         held, chunks, sink, timing = self.held[process], self.chunks[process], self._sink, self.timing
+        packed: PackedChunk | None = None
+        if isinstance(message, PackedChunk):
+            packed, outcomes = message, message.outcomes
+        else:
+            outcomes = message
+        finished: list[FinishedGame] = []
         for outcome in outcomes:
             spec = held.pop(outcome.order)
             chunks[0] -= 1
             if not chunks[0]:
                 chunks.pop(0)
             timing.played(outcome.seconds)
-            if outcome.record is not None:
+            if outcome.record is None:
+                sink.failed(spec, outcome.failure)
+            elif packed is None:
                 sink.done(outcome.finished(spec))
             else:
-                sink.failed(spec, outcome.failure)
+                finished.append(outcome.finished(spec))
+        if packed is not None and finished and self.packed_sink is not None:
+            self.packed_sink.done_packed(finished, packed.rows, packed.lines)
         if tasks is not None and not self.stop_requested:
             self._give(conn, tasks)
         return True
