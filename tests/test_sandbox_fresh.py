@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.entrants import parse_spec
-from arena.errors import BotCrashed
+from arena.errors import BotCrashed, BotTimeout
 from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.sandbox import open_process_bot
@@ -81,25 +81,86 @@ def test_a_forked_bots_cpu_backstop_moves_with_what_a_decision_may_spend():
         bot.close()
 
 
-def test_a_bot_runs_on_after_its_answer_only_until_another_bot_is_asked():
-    """Lazy freezing: asking the same bot again costs no thaw; asking another stops the first one first."""
+THIEF_BOT = '''
+import threading, time
+
+class Bot:
+    def decide(self, message):
+        if message.get("burn"):  # computes between its turns: a thread burns this much CPU after the answer
+            threading.Thread(target=self.burn, args=(message["burn"],), daemon=True).start()
+        return 1
+
+    def burn(self, seconds):
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+'''
+
+
+def _burnt(bot, cpu_ns: int, seconds: float) -> None:
+    """Wait until ``bot``'s processes used ``seconds`` of CPU more than ``cpu_ns`` (at most 10 s)."""
+    deadline = time.monotonic() + 10
+    while bot.cpu_ns() - cpu_ns < seconds * 1e9 and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def test_an_idle_bot_is_not_frozen_and_one_computing_between_its_turns_is_charged_then_frozen(tmp_path):
+    """Lazy freezing: a bot blocked reading its next request is left alone (no freeze and thaw per decision);
+    one whose thread computes between its turns is charged all of it in its next decision, and is frozen
+    between its turns from then on (what it starts later computes nothing while the other bot is asked)."""
+    (tmp_path / "thief_bot.py").write_text(THIEF_BOT)
     plugins = get_plugins()
-    bots = [open_process_bot(parse_spec("random", plugins), Limits(), plugins) for _ in range(2)]
+    thief = open_process_bot(parse_spec("thief=py:thief_bot:Bot", plugins), Limits(start_ms=5000), plugins)
+    honest = open_process_bot(parse_spec("random", plugins), Limits(start_ms=5000), plugins)
+    burn = dict(DECIDE, burn=0.3)
     try:
-        for bot in bots:
+        for bot in (thief, honest):
             bot.start(START, 5000)
-        if any(bot.cgroup is None or not bot.cgroup.core for bot in bots):
-            return
-        first, second = bots
-        first.decide(DECIDE, 1000)
-        assert not first.frozen
-        first.decide(DECIDE, 1000)
-        second.decide(DECIDE, 1000)
-        assert first.frozen and not second.frozen
-        first.decide(DECIDE, 1000)
-        assert second.frozen and not first.frozen
+        if any(bot.launcher.cgroup is None or not bot.launcher.cgroup.core for bot in (thief, honest)):
+            pytest.skip("no cgroup v2 freezer here: every bot is stopped with SIGSTOP")
+        before = thief.cpu_ns()
+        thief.decide(burn, 5000)
+        honest.decide(DECIDE, 1000)
+        assert not thief.frozen and not honest.frozen  # not seen computing between its turns yet
+        _burnt(thief, before, 0.29)
+        _, charged = thief.decide(DECIDE, 5000)
+        assert charged >= 280, charged  # its thread's CPU since its last answer, charged to this decision
+        thief.decide(burn, 5000)
+        honest.decide(DECIDE, 1000)
+        assert thief.frozen and not honest.frozen
+        frozen_at = thief.cpu_ns()
+        time.sleep(0.3)
+        assert thief.cpu_ns() - frozen_at < 30e6, "a frozen bot computed while the other bot was asked"
+        honest.decide(DECIDE, 1000)
+        assert thief.frozen and not honest.frozen
     finally:
-        for bot in bots:
+        for bot in (thief, honest):
+            bot.close()
+
+
+def test_a_bot_computing_between_its_turns_past_its_time_times_out_on_the_cpu_clock(tmp_path):
+    """What a bot's thread burns while another bot is asked (it is not frozen: not seen computing yet) counts
+    against its next decision: over its limit, that decision is a timeout on the CPU clock, though the bot
+    answered at once."""
+    (tmp_path / "thief_bot.py").write_text(THIEF_BOT)
+    plugins = get_plugins()
+    thief = open_process_bot(parse_spec("thief=py:thief_bot:Bot", plugins), Limits(start_ms=5000), plugins)
+    honest = open_process_bot(parse_spec("random", plugins), Limits(start_ms=5000), plugins)
+    try:
+        for bot in (thief, honest):
+            bot.start(START, 5000)
+        if thief.launcher.cgroup is None or not thief.launcher.cgroup.core:
+            pytest.skip("no cgroup v2 clock here")
+        before = thief.cpu_ns()
+        thief.decide(dict(DECIDE, burn=0.3), 5000)
+        honest.decide(DECIDE, 1000)
+        _burnt(thief, before, 0.29)
+        with pytest.raises(BotTimeout) as raised:
+            thief.decide(DECIDE, 200)
+        assert raised.value.clock == "cpu" and "of CPU time, limit 200 ms" in str(raised.value)
+        assert not thief.healthy
+    finally:
+        for bot in (thief, honest):
             bot.close()
 
 

@@ -1,6 +1,7 @@
 """A bot's pipes as one channel: JSON lines to its stdin, lines from its stdout, its stderr drained.
 
-Every descriptor is non-blocking and every wait is one ``selectors`` wait
+Every descriptor is non-blocking and every wait is one ``epoll`` wait (the
+poll object itself, no ``selectors`` layer: an exchange waits once or twice)
 that also drains the bot's stderr into its bounded capture, so a bot can
 stall neither the runner nor itself. Reply lines are cut from one buffer;
 what a bot wrote beyond the line asked for is stale (``resync``) and dropped
@@ -12,7 +13,7 @@ read at once.
 from __future__ import annotations
 
 import os
-import selectors
+import select
 
 from arena.sandbox.output import StderrCapture
 
@@ -30,21 +31,34 @@ class LineChannel:
         for fd in (stdin, stdout, stderr):
             os.set_blocking(fd, False)
         self.capture = capture
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(stdout, selectors.EVENT_READ, STDOUT)
-        self.selector.register(stderr, selectors.EVENT_READ, STDERR)
+        self.poller = select.epoll()
+        #: what each watched descriptor is, as :meth:`wait` reports it
+        self.names: dict[int, str] = {}
+        self._watch(stdout, select.EPOLLIN, STDOUT)
+        self._watch(stderr, select.EPOLLIN, STDERR)
         self.extra: int | None = None
         self.buffer = bytearray()
         self.resync = False  # the buffer may hold lines of an earlier exchange
 
+    def _watch(self, fd: int, events: int, name: str) -> None:
+        self.poller.register(fd, events)
+        self.names[fd] = name
+
+    def _forget(self, fd: int) -> None:
+        if self.names.pop(fd, None) is not None:
+            try:
+                self.poller.unregister(fd)
+            except OSError:
+                pass  # closed already (epoll forgot it then)
+
     def watch(self, fd: int) -> None:
         """Report ``fd`` (a template's control socket) as :data:`EXTRA` when it can be read."""
-        self.selector.register(fd, selectors.EVENT_READ, EXTRA)
+        self._watch(fd, select.EPOLLIN, EXTRA)
         self.extra = fd
 
     def unwatch(self) -> None:
-        if self.extra is not None and self.extra in self.selector.get_map():
-            self.selector.unregister(self.extra)
+        if self.extra is not None:
+            self._forget(self.extra)
         self.extra = None
 
     def write(self, data: memoryview) -> memoryview:
@@ -55,14 +69,16 @@ class LineChannel:
             return data
 
     def wait(self, timeout: float, writable: bool = False) -> list[str]:
-        """Wait up to ``timeout`` seconds; which of the descriptors are ready (``writable``: stdin too)."""
+        """Wait up to ``timeout`` seconds; which of the descriptors are ready (``writable``: stdin too), an
+        error or a hang-up counting as ready (the read or write then says what happened)."""
         if writable:
-            self.selector.register(self.stdin, selectors.EVENT_WRITE, STDIN)
+            self._watch(self.stdin, select.EPOLLOUT, STDIN)
         try:
-            return [key.data for key, _ in self.selector.select(timeout)]
+            names = self.names
+            return [names[fd] for fd, _ in self.poller.poll(max(timeout, 0))]
         finally:
             if writable:
-                self.selector.unregister(self.stdin)
+                self._forget(self.stdin)
 
     def read_stdout(self) -> bool:
         """Append what the bot wrote to the reply buffer; False at end of file."""
@@ -89,8 +105,7 @@ class LineChannel:
             except OSError:
                 return False
             if not chunk:
-                if self.stderr in self.selector.get_map():
-                    self.selector.unregister(self.stderr)
+                self._forget(self.stderr)
                 return False
             self.capture.feed(chunk)
         return True
@@ -115,7 +130,8 @@ class LineChannel:
 
     def close(self, descriptors: bool) -> None:
         """Stop watching; close the three descriptors too when ``descriptors`` (else their owner does)."""
-        self.selector.close()
+        self.poller.close()
+        self.names.clear()
         if descriptors:
             for fd in (self.stdin, self.stdout, self.stderr):
                 os.close(fd)

@@ -36,10 +36,16 @@ class BotClock:
         #: the CPU time read when the bot last answered (what it uses after counts in its next decision), and
         #: when its process (or game) began
         self.mark = self.origin = 0
+        #: the CPU time of the bot's own processes (its cgroup, not its template's cell) at the last reading,
+        #: and at its last answer (None: none read yet for this process)
+        self.own = 0
+        self.own_mark: int | None = None
+        self.cores = os.cpu_count() or 1
 
     def watch(self, pid: int) -> None:
         """Read process ``pid`` from now on (where there is no cgroup)."""
         self.unwatch()
+        self.own_mark = None
         self.clock_id = ((~pid) << 3) | 2  # the kernel's CPU clock of a process: CPUCLOCK_SCHED of its pid
         if self.kind == "schedstat":
             try:
@@ -57,7 +63,10 @@ class BotClock:
         else its main process; 0 where it cannot be read (it is gone)."""
         try:
             if cgroup is not None and cgroup.core:
-                return cgroup.cpu_ns() + (cell.cpu_ns() if cell is not None else 0)
+                own = self.own = cgroup.cpu_ns()
+                if self.own_mark is None:
+                    self.own_mark = own
+                return own + (cell.cpu_ns() if cell is not None else 0)
             if self.kind == "process":
                 return time.clock_gettime_ns(self.clock_id)
             if self.schedstat_fd is not None:
@@ -65,6 +74,15 @@ class BotClock:
         except (OSError, ValueError, IndexError):
             return 0
         return 0
+
+    def unexplained_ns(self, wall_ms: float) -> int:
+        """Read after an answer (whose exchange took ``wall_ms``): what the bot's own processes used since its
+        previous answer beyond ``wall_ms`` on every core, so at least what they used between its turns (0
+        without a cgroup reading)."""
+        if self.own_mark is None:
+            return 0
+        used, self.own_mark = self.own - self.own_mark, self.own
+        return used - int(wall_ms * 1e6) * self.cores
 
     def charged(self, cpu_ms: float, wall_ms: float) -> float:
         """The milliseconds a decision that used ``cpu_ms`` of CPU and ``wall_ms`` of wall time is charged."""

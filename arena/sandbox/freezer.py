@@ -7,6 +7,18 @@ from its games. Without cgroups the bot's process group is stopped with
 SIGSTOP. Freezing is lazy: a bot that answered may run on until another bot
 of its game (its thread) is asked (:func:`awake_here`), and what it uses
 meanwhile counts against its next decision.
+
+With cgroups a bot is frozen only once it has been seen computing between
+its turns (:meth:`Freezer.judge`): its cgroup's clock counts every process
+and thread, also between its turns, and everything it used since its last
+answer is charged to its next decision, so an idle bot (blocked reading its
+next request) need not be stopped. Freezing one costs a write to its
+``cgroup.freeze`` and waking every task of it twice (into the freezer and out
+of it): about as much CPU as the rest of a decision's exchange. A bot whose
+processes used clearly more CPU since its last answer than its decision's
+wall time on every core explains is frozen between its turns from then on;
+what it took before that was charged to it. Without cgroups (a process clock
+that does not see its children) a bot is always stopped.
 """
 
 from __future__ import annotations
@@ -18,6 +30,10 @@ from typing import Any
 
 from arena.sandbox.cgroups import BotCgroup
 
+#: CPU (ns) a bot's processes may use since its last answer beyond what its decision's wall time explains
+#: before it is frozen between its turns: the tail of its answer, and the kernel's lag in counting a task that
+#: runs on (up to a scheduler tick, 4 ms at 250 Hz; 10 ms at 100 Hz)
+BETWEEN_TURNS_NS = 10_000_000
 #: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
 _awake = threading.local()
 
@@ -37,13 +53,24 @@ class Freezer:
         self.isolate = isolate
         #: the process group stopped with SIGSTOP (no freezer), until :meth:`resume`
         self.stopped: int | None = None
+        #: the bot was seen computing between its turns: with cgroups, frozen between them from then on
+        #: (for the rest of the seat's life: its later games' bots too)
+        self.between_turns = False
+
+    def judge(self, unexplained_ns: int) -> None:
+        """After an answer: ``unexplained_ns`` is the CPU the bot's processes used since its last answer beyond
+        what this decision's wall time on every core explains (:meth:`BotClock.unexplained_ns`)."""
+        if unexplained_ns > BETWEEN_TURNS_NS:
+            self.between_turns = True
 
     def pause(self, cgroup: BotCgroup | None, cell: TemplateCell | None, pid: int | None) -> None:
-        """Stop the bot (``pid``: its process, whose group is stopped where there is no freezer)."""
+        """Stop the bot if it must be (``pid``: its process, whose group is stopped where there is no freezer);
+        its template always."""
         if cell is not None:
             cell.pause(True)
         if cgroup is not None and cgroup.core:
-            cgroup.freeze()
+            if self.between_turns:
+                cgroup.freeze()
         elif self.isolate and pid is not None and not self.stopped:
             try:
                 self.stopped = os.getpgid(pid)
@@ -90,12 +117,15 @@ class TemplateCell:
         self.wanted = True  # the runner lets it run (it has a request to answer)
         self.paused = False  # its bot is stopped (another bot is asked)
         self.frozen = False
+        #: its CPU time read once since it was last frozen: it cannot change until it is let run again
+        self.settled: int | None = None
 
     def _set(self) -> None:
         frozen = self.paused or not self.wanted
         if frozen != self.frozen:
             os.pwrite(self.freeze_fd, b"1" if frozen else b"0", 0)
             self.frozen = frozen
+            self.settled = None
 
     def hold(self) -> None:
         """Freeze the template until :meth:`free` (the kernel stops it within microseconds)."""
@@ -113,8 +143,18 @@ class TemplateCell:
         self._set()
 
     def cpu_ns(self) -> int:
-        """CPU time of the template (every process and thread it ever had in its cell)."""
-        return usage_ns(self.cpu_fd)
+        """CPU time of the template (every process and thread it ever had in its cell).
+
+        Read from its ``cpu.stat`` unless it was read already since it was frozen (as it is through a game,
+        once its next game's bot is forked): the first read after a freeze is what it keeps (a later read of
+        a cumulative counter would only add the microseconds a freeze takes to land).
+        """
+        if self.settled is not None:
+            return self.settled
+        used = usage_ns(self.cpu_fd)
+        if self.frozen:
+            self.settled = used
+        return used
 
     def members(self) -> list[int]:
         """The processes in the cell (ids as this runner sees them)."""

@@ -7,8 +7,9 @@ stdout, never blocking (:mod:`arena.sandbox.channel`), so a bot can stall
 neither the runner nor itself.
 
 Time: a decision may use ``limit_ms`` (move time plus what is left of the
-bank) of the bot's CPU time (:mod:`arena.sandbox.clock`); between its
-decisions the bot is stopped (:mod:`arena.sandbox.freezer`).
+bank) of the bot's CPU time (:mod:`arena.sandbox.clock`), counted from its
+last answer; a bot seen computing between its decisions is stopped between
+them from then on (:mod:`arena.sandbox.freezer`).
 
 Each game's bot comes from the seat's launcher (:mod:`arena.sandbox.launcher`),
 chosen once: a program started in the jail of its
@@ -356,6 +357,8 @@ class ProcessBot:
         timing.mark = self.cpu_ns()
         cpu_ms = (timing.mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
+        if cgroup_clock:  # seen computing between its turns: frozen between them from now on
+            self.freezer.judge(timing.unexplained_ns(wall_ms))
         used = timing.charged(cpu_ms, wall_ms)
         if used > limit_ms:
             raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=True)
