@@ -31,6 +31,9 @@ from arena.runs.store import GameRows, Store, StoredGame
 from arena.runs.writer import placings
 from arena.standings.raters import Rater, SeatedGame
 
+#: reused games rated after each batch the writer stores
+REUSED_SLICE = 2048
+
 
 class _GameStream:
     """One game's seats, rated in schedule order as soon as they are contiguous."""
@@ -69,22 +72,33 @@ class _Rating:
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {}
 
     def begin(self) -> None:
-        """In the writer: the reused games first."""
+        """In the writer, before its first batch."""
         self.streams = {game: _GameStream(self.rater, game_orders) for game, game_orders in self.orders.items()}
-        for game, order, bots, ranks in self.reused:
-            self.streams[game].add(order, (bots, ranks))
-        self.reused = []
+        self.reused.reverse()  # taken from the end, a slice with each batch
 
     def add(self, rows: list[GameRows]) -> None:
-        """In the writer: a batch of games just stored."""
+        """In the writer: a batch of games just stored, then a slice of the reused games.
+
+        The reused games go in slices (at most :data:`REUSED_SLICE` a batch) so
+        that a rerun of a large store does not keep the writer from the batches
+        of the games played now; a game's stream rates them in schedule order whatever the order they come in.
+        """
         streams = self.streams
         for game, order, bots, ranks in placings(rows):
             stream = streams.get(game)
             if stream is not None:  # a game whose ratings were settled before the run is not rated again
                 stream.add(order, (bots, ranks))
+        self._reused(REUSED_SLICE)
+
+    def _reused(self, most: int) -> None:
+        reused = self.reused
+        for _ in range(min(most, len(reused))):
+            game, order, bots, ranks = reused.pop()
+            self.streams[game].add(order, (bots, ranks))
 
     def result(self) -> dict[str, dict[str, tuple[float, float]]]:
         """In the writer, after the last batch: the ratings of every game whose schedule was rated whole."""
+        self._reused(len(self.reused))
         return {game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
                 for game, stream in self.streams.items() if stream.complete}
 
