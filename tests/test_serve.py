@@ -208,6 +208,27 @@ def test_the_pages_are_built_once_per_change_not_per_request(played, tmp_path, m
         site.close()
 
 
+def test_a_new_store_in_the_folder_is_read_at_once_whatever_the_throttle(played, tmp_path):
+    """`arena run --fresh --serve` replaces the store the site showed when it started: the new file's first build
+    is not held back by the wait the old store's build earned, and its charts are drawn again at once."""
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    (folder / "results.sqlite").write_bytes((played / "cup" / "results.sqlite").read_bytes())
+    other = hostile_copy(played, tmp_path)
+    site = Served(folder)
+    try:
+        assert "alert(2)" not in site.get("/")[1].decode()  # the hostile copy's fault detail
+        old_chart = site.get("/plots/rating-silk-road.svg")[1]
+        site.site.folders[""].build_took = 1000.0  # the last build earned a wait longer than the test
+        os.replace(other / "results.sqlite", folder / "results.sqlite")  # another file, as --fresh makes one
+        assert wait_for(lambda: "&lt;script&gt;alert(2)" in site.get("/")[1].decode(), 10)
+        assert site.state()["page"] == site.state()["version"]  # an open page fetches the new one
+        new_chart = site.get("/plots/rating-silk-road.svg")[1]  # its legend names the renamed bot
+        assert b"onerror=alert(1)" not in old_chart and b"onerror=alert(1)" in new_chart
+    finally:
+        site.close()
+
+
 def test_a_locked_store_keeps_the_site_answering_and_says_so(played, tmp_path):
     folder = tmp_path / "locked"
     folder.mkdir()

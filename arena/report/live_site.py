@@ -229,9 +229,15 @@ class LiveFolder:
         data = self.data
         if data is None or self.version is None:
             return self.version
-        if time.monotonic() - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took):
+        if self._throttled(data[0], self.version):
             return data[0]
         return self.version
+
+    def _throttled(self, built: str, version: str) -> bool:
+        """Whether the build of ``built`` is too recent for another, of ``version``. A build of another store file
+        (the run's ``--fresh`` made a new one) never holds back the first build of the new one."""
+        return same_store(built, version) and \
+            time.monotonic() - self.built_at < max(BUILD_EVERY, BUILD_SHARE * self.build_took)
 
     # -- the builders' side: pages --
 
@@ -255,8 +261,7 @@ class LiveFolder:
         if version is None:
             return None
         data = self.data
-        stale = data is None or (data[0] != version and status == "ok" and
-                                 time.monotonic() - self.built_at >= max(BUILD_EVERY, BUILD_SHARE * self.build_took))
+        stale = data is None or (data[0] != version and status == "ok" and not self._throttled(data[0], version))
         if stale and not self.building.is_set():
             self.building.set()
             threading.Thread(target=self._build, name="arena-serve-build", daemon=True).start()
@@ -338,8 +343,9 @@ class LiveFolder:
         with self.chart_lock:  # drawn outside the build lock: a slow chart never holds up a page
             kept = self.charts.get(path)
             now = time.monotonic()
-            if kept is None or (kept[1].version != data[0] and now - kept[0] >= max(CHART_EVERY,
-                                                                                   CHART_SHARE * self.chart_took)):
+            if kept is None or (kept[1].version != data[0] and (
+                    not same_store(kept[1].version, data[0]) or
+                    now - kept[0] >= max(CHART_EVERY, CHART_SHARE * self.chart_took))):
                 began = time.thread_time()
                 svg = data[3][path]()
                 self.chart_took = time.thread_time() - began
@@ -385,6 +391,11 @@ class LiveFolder:
             self._close_watch()
         with self.build_lock:
             self._close_reader()
+
+
+def same_store(version: str, other: str) -> bool:
+    """Whether two versions (``LiveFolder.version``) are of the same store file (they start with its identity)."""
+    return version.split(":", 1)[0] == other.split(":", 1)[0]
 
 
 def live_link(order: int, game_id: str) -> str:
