@@ -7,8 +7,10 @@ sandboxed fresh per game (the default: each game's bot forked from its
 template), and prints decisions/s and games/s for each (after one untimed game
 that starts the processes). The sandboxed overhead per decision is printed
 next to a bare pipe round-trip measured in the same run: the same ``decide``
-messages as JSON lines to a trivial echo process, answered with a small
-action. Then the cost of a fresh game's bot, from the end of one game to its
+messages (the events since the seat's last decision, as the sandbox sends
+them) as JSON lines to a trivial echo process, answered with a small action.
+``benchmarks/jailed.py`` gives issue 25's figures for the heuristic bots.
+Then the cost of a fresh game's bot, from the end of one game to its
 answer to the next ``start``: forked from a template, a new host interpreter
 (what a fresh game would cost without templates), an external program; and
 what freezing costs per decision (a thaw and a freeze of the bot's cgroup), and the floor of
@@ -105,7 +107,8 @@ def play_games(game, players: int, games: int, make_seats, plugins, fresh: bool 
 
 
 def decide_messages(game, players: int, plugins, count: int) -> list[bytes]:
-    """Real ``decide`` messages of a game, as the sandbox sends them."""
+    """Real ``decide`` messages of a game, as the sandbox sends them: each with the events since that seat's
+    previous decision (not the whole history, which would make a bare round trip dearer than a real one)."""
     options = game.check_options(players, {})
     choose = plugins.bot("random").factory()
     messages: list[bytes] = []
@@ -113,9 +116,11 @@ def decide_messages(game, players: int, plugins, count: int) -> list[bytes]:
     while len(messages) < count:
         state = game.new_state(game.random_setup(players, options, random.Random(seed)), options)
         choose.start({"game": game.name, "seed": seed})
+        cursors = [0] * players
         while state.seat is not None and len(messages) < count:
             request = Request(type="decide", decision=state.decision, legal=state.legal, time_left_ms=1000)
-            request._state, request._seat, request._first, request._last = state, state.seat, 0, len(state.log)
+            request._state, request._seat, request._first = state, state.seat, cursors[state.seat]
+            request._last = cursors[state.seat] = len(state.log)
             full = request.full()
             messages.append(orjson.dumps(full, option=orjson.OPT_APPEND_NEWLINE))
             state.apply(choose.decide(full))
@@ -241,7 +246,8 @@ def start_costs(plugins) -> None:
     print(f"the floor: a bare fork and exit of a template-sized Python process ({size} MiB) costs {floor:.2f} ms "
           f"of CPU (no namespaces, no jail, no game)")
     freezing = freezer_us(lambda: open_process_bot(entrant, LIMITS, plugins))
-    print("freezer: " + (f"{freezing:.0f} us per decision (a thaw and a freeze of the bot's cgroup)"
+    print("freezer: " + (f"{freezing:.0f} us for a thaw and a freeze of a bot's cgroup (per decision only for a bot "
+                         "seen computing between its turns)"
                          if freezing is not None else "none here (no cgroup v2 folder)"))
 
 
