@@ -34,6 +34,7 @@ Printed beside the targets:
     python benchmarks/jailed.py                    # 500 games of each table (about a minute each)
     python benchmarks/jailed.py --games 100        # a quick look
     python benchmarks/jailed.py --tables silk-road
+    python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25: every bot frozen between turns
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from arena.match import InProcessBot, play_game
 from arena.plugins import get_plugins
 from arena.runs import seeds
 from arena.runs.play import close_pools, play_record
+from arena.sandbox import freezer
 from arena.sandbox.process import DUMP_OPTIONS
 from arena.sandbox.probe import protections
 from arena.tournament.config import load_tournament
@@ -213,6 +215,22 @@ def _process_cpu(pid: int) -> float:
 
 
 @contextlib.contextmanager
+def every_bot_frozen() -> Iterator[None]:
+    """Bots started inside are frozen between their turns whatever they do (the freezer before issue 25)."""
+    original = freezer.Freezer.__init__
+
+    def frozen_always(self: freezer.Freezer, isolate: bool) -> None:
+        original(self, isolate)
+        self.between_turns = True
+
+    freezer.Freezer.__init__ = frozen_always  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        freezer.Freezer.__init__ = original  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
 def meter() -> Iterator[CpuMeter]:
     found = CpuMeter()
     try:
@@ -221,12 +239,19 @@ def meter() -> Iterator[CpuMeter]:
         found.close()
 
 
-def table(game: str, games: int, decision_games: int, cpu: CpuMeter) -> None:
+def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bool) -> None:
     bot, players = TABLES[game]
+    before: list[tuple[str, Timed]] = []
     with tempfile.TemporaryDirectory() as folder:
         plain = play(schedule(folder, game, bot, players, games, "none", False), cpu)
         fresh = play(schedule(folder, game, bot, players, games, "process", False), cpu)
         reused = play(schedule(folder, game, bot, players, decision_games, "process", True), cpu)
+        if compare:
+            with every_bot_frozen():
+                before = [("fresh, every bot frozen", play(schedule(folder, game, bot, players, games, "process",
+                                                                     False), cpu)),
+                          ("reuse, every bot frozen", play(schedule(folder, game, bot, players, decision_games,
+                                                                    "process", True), cpu))]
         lines = real_requests(schedule(folder, game, bot, players, 40, "none", False), 3000)
     bare = bare_round_trip(lines)
     size = sum(map(len, lines)) / len(lines)
@@ -238,8 +263,9 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter) -> None:
     seat_game = (per["fresh"] - per["reused"]) * fresh.decisions / fresh.games / players / 1000
     print(f"{game}, {players} x {bot}, {fresh.games} games ({fresh.decisions / fresh.games:.0f} decisions a game; "
           f"reuse: {reused.games} games)")
-    for name, timed in (("in-process", plain), ("jailed, fresh bots", fresh), ("jailed, reuse = true", reused)):
-        print(f"  {name:<22} {timed.rate:8.1f} games/s  {timed.cpu / timed.games * 1000:7.2f} ms CPU a game "
+    for name, timed in (("in-process", plain), ("jailed, fresh bots", fresh), ("jailed, reuse = true", reused),
+                        *before):
+        print(f"  {name:<24} {timed.rate:8.1f} games/s  {timed.cpu / timed.games * 1000:7.2f} ms CPU a game "
               f"(this process {timed.runner / timed.games * 1000:6.2f})")
     print(f"  fresh jailed / in-process: {fresh.rate / plain.rate:.3f} on the wall clock, "
           f"{plain.cpu / plain.games / (fresh.cpu / fresh.games):.3f} in CPU time (target >= 0.2)")
@@ -250,6 +276,12 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter) -> None:
           f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
           f"the bots' processes {bots['reused']:.1f} us jailed")
     print(f"  a fresh bot: {seat_game:.2f} ms CPU per seat and game more than reuse (target <= 2 ms)")
+    if before:
+        (_, frozen_fresh), (_, frozen_reused) = before
+        print(f"  every bot frozen between turns (before issue 25): fresh/in-process "
+              f"{plain.cpu / plain.games / (frozen_fresh.cpu / frozen_fresh.games):.3f} in CPU time; jail per "
+              f"decision {frozen_reused.cpu / frozen_reused.decisions * 1e6 - per['plain']:.1f} us CPU "
+              f"({(frozen_reused.cpu / frozen_reused.decisions * 1e6 - per['plain']) / bare:.2f}x the bare round trip)")
 
 
 def main() -> None:
@@ -258,6 +290,8 @@ def main() -> None:
     parser.add_argument("--decision-games", type=int, default=0,
                         help="games of the reuse = true way (default: as --games)")
     parser.add_argument("--tables", nargs="*", default=list(TABLES), choices=list(TABLES))
+    parser.add_argument("--every-bot-frozen", action="store_true",
+                        help="also play fresh and reuse with every bot frozen between turns (as before issue 25)")
     arguments = parser.parse_args()
     found = protections()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
@@ -267,7 +301,7 @@ def main() -> None:
         print("CPU: " + ("every process (a cpuacct group of this run's own)" if cpu.every_process else
                          "this process and the children it waited for (no cpuacct group here)"))
         for game in arguments.tables:
-            table(game, arguments.games, arguments.decision_games or arguments.games, cpu)
+            table(game, arguments.games, arguments.decision_games or arguments.games, cpu, arguments.every_bot_frozen)
     print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
