@@ -64,7 +64,7 @@ def note(line):
     with open(out, "a") as handle:
         handle.write(line + "\\n")
 def profiled(name, call):
-    profiler = cProfile.Profile() if folder else None
+    profiler = cProfile.Profile(time.process_time) if folder else None
     if profiler is not None:
         profiler.enable()
     try:
