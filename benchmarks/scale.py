@@ -158,6 +158,8 @@ def cpu_table(runs: dict[int, Cpu]) -> str:
             ("main, while playing", *(f"{cpu.main_loop:.1f}" for cpu in runs.values())),
             *((name, *(f"{cpu.others.get(name, 0.0):.1f}" for cpu in runs.values())) for name in names),
             ("not a worker, while playing", *(f"{cpu.beside:.1f}" for cpu in runs.values())),
+            ("  the same, % of the workers (load inflates both)", *(f"{100 * cpu.beside / cpu.workers:.1f}%"
+                                                                   for cpu in runs.values())),
             ("main, before and after", *(f"{cpu.main_rest:.1f}" for cpu in runs.values())),
             ("ceiling of -j 2 / -j 1 while playing: 2w/(w+others)", *(f"{cpu.ceiling():.2f}" for cpu in runs.values())),
             ("the same end to end (main's start and end alone)", *(f"{cpu.end_to_end():.2f}" for cpu in runs.values()))]
