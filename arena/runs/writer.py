@@ -6,8 +6,10 @@ game, SQLite's inserts were the most (a games row with three indexes, four
 seat rows with one: 25-35 µs of CPU a game). A :class:`StoreWriter` forks a
 process that opens the store on a connection of its own and inserts each
 batch of rows (:func:`arena.runs.store.game_rows`) the main process sends,
-answering each batch once it is committed; the main process pickles the rows
-(a few µs a game) and goes back to its workers.
+answering each batch once it is committed. A local worker pickles its
+chunk's rows itself (:class:`arena.runs.spec.PackedChunk`), and the main
+process passes them on unread; it pickles only the rows of games other
+pools hand it (a few µs a game), and goes back to its workers.
 
 A batch that fails (the disk is full, the store was locked for too long) is
 answered with the store's one-line error, which the main process raises at
