@@ -797,6 +797,11 @@ def test_a_single_file_bot_importing_its_sibling_is_told_to_make_a_package(besid
 # Ctrl-C printed "Exception ignored in: <function _releaseLock> ... StopRequested" in about one stop of four
 
 
+#: run the command in ``sys.argv[1:]`` with SIGINT's default action (an ignored signal stays ignored across exec)
+DEFAULT_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execvp(sys.argv[1], sys.argv[1:])")
+
+
 def stop_one_run(top: Path, number: int) -> tuple[int, str]:
     """``arena run`` (sandboxed, -j 2) in a folder of its own, stopped with Ctrl-C at a delay that varies with
     ``number`` once its workers are starting; its exit status and stderr."""
@@ -804,8 +809,10 @@ def stop_one_run(top: Path, number: int) -> tuple[int, str]:
     folder.mkdir()
     path = write_tournament(folder, ["random", "trader", "r2=random", "r3=random"], "silk-road:3", deals=50,
                             name="cup", seed=number)
-    process = subprocess.Popen(["arena", "run", path, "-j", "2", "--sandbox", "process"], cwd=folder,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    # started as a terminal starts a command: Ctrl-C not ignored, whatever started this test (a shell's background
+    # job ignores it, and its children would too until their run's pool plays: a lost stop that is not arena's)
+    process = subprocess.Popen([sys.executable, "-c", DEFAULT_CTRL_C, "arena", "run", path, "-j", "2", "--sandbox",
+                                "process"], cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     log = folder / "results" / "cup" / "arena.log"
     deadline = time.monotonic() + 120
