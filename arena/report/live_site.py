@@ -292,9 +292,12 @@ class LiveFolder:
                     return reader.rated(game, placings, gap).series
 
                 assert version is not None
+                # the first build of a store rates every game stored before the site looked, once: that is not
+                # what the next builds cost, so it does not set the wait before the next one
+                first = self.data is None or not same_store(self.data[0], version)
                 self.data = (version, data, extra, {**chart_drawers(data, history), **drawers})
                 self.built_at = time.monotonic()
-                self.build_took = time.thread_time() - started
+                self.build_took = 0.0 if first else time.thread_time() - started
         finally:
             self.built.set()  # tried at least once: a first request waits no more
             self.building.clear()
