@@ -27,14 +27,15 @@ Printed beside the targets:
   against a bare JSON-lines round trip of the games' real requests (recorded
   from in-process games as the sandbox would send them: the events since the
   seat's last decision, about 2 KB) to a trivial echo process, in CPU time of
-  both its processes (target at most 2x);
+  both its processes, the median of five passes between the runs (target
+  at most 2x);
 - **CPU of a fresh bot per game** (fresh minus reuse, per seat and game;
   target at most 2 ms).
 
     python benchmarks/jailed.py                    # 500 games of each table (about a minute each)
     python benchmarks/jailed.py --games 100        # a quick look
     python benchmarks/jailed.py --tables silk-road
-    python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25: every bot frozen between turns
+    python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25, in turns: every bot frozen
 """
 
 from __future__ import annotations
@@ -184,28 +185,41 @@ def real_requests(specs: list[Any], count: int) -> list[bytes]:
     return lines[:count]
 
 
-def bare_round_trip(messages: list[bytes]) -> float:
-    """CPU microseconds (both processes) of a blocking JSON-lines round trip to a trivial echo process."""
-    with contextlib.ExitStack() as stack:
-        echo = stack.enter_context(subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE,
-                                                    stdout=subprocess.PIPE, bufsize=0))
-        to_echo, from_echo = echo.stdin.fileno(), echo.stdout.fileno()  # type: ignore[union-attr]
+class Echo:
+    """A trivial echo process for the bare round trip: each :meth:`pass_us` sends every message as one JSON line
+    (blocking reads and writes), the echo parses it and answers a small action."""
 
-        def ask(message: bytes) -> bytes:
-            os.write(to_echo, message)
-            reply = os.read(from_echo, 65536)
-            while not reply.endswith(b"\n"):
-                reply += os.read(from_echo, 65536)
-            return reply
-
+    def __init__(self, messages: list[bytes]) -> None:
+        self.messages = messages
+        self.process = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        bufsize=0)
+        self.to_echo = self.process.stdin.fileno()  # type: ignore[union-attr]
+        self.from_echo = self.process.stdout.fileno()  # type: ignore[union-attr]
         for message in messages[:100]:  # warm up
-            ask(message)
-        began = time.process_time() + _process_cpu(echo.pid)
-        for message in messages:
-            orjson.loads(ask(message))
-        used = time.process_time() + _process_cpu(echo.pid) - began
-        echo.stdin.close()  # type: ignore[union-attr]
-    return used / len(messages) * 1e6
+            self.ask(message)
+        self.passes: list[float] = []
+
+    def ask(self, message: bytes) -> bytes:
+        os.write(self.to_echo, message)
+        reply = os.read(self.from_echo, 65536)
+        while not reply.endswith(b"\n"):
+            reply += os.read(self.from_echo, 65536)
+        return reply
+
+    def pass_us(self) -> None:
+        """One pass: CPU microseconds of both processes a round trip, kept."""
+        began = time.process_time() + _process_cpu(self.process.pid)
+        for message in self.messages:
+            orjson.loads(self.ask(message))
+        used = time.process_time() + _process_cpu(self.process.pid) - began
+        self.passes.append(used / len(self.messages) * 1e6)
+
+    def median(self) -> float:
+        return sorted(self.passes)[len(self.passes) // 2]
+
+    def close(self) -> None:
+        self.process.stdin.close()  # type: ignore[union-attr]
+        self.process.wait()
 
 
 def _process_cpu(pid: int) -> float:
@@ -239,21 +253,48 @@ def meter() -> Iterator[CpuMeter]:
         found.close()
 
 
+def total(parts: list[Timed]) -> Timed:
+    """The sum of several runs of one way."""
+    return Timed(sum(part.games for part in parts), sum(part.decisions for part in parts),
+                 sum(part.wall for part in parts), sum(part.cpu for part in parts),
+                 sum(part.runner for part in parts))
+
+
+def chunks(specs: list[Any], count: int) -> list[list[Any]]:
+    """``specs`` (the first one the untimed warm-up) cut in ``count`` runs, each with the warm-up first."""
+    size = -(-(len(specs) - 1) // count)
+    return [[specs[0]] + specs[1 + n * size:1 + (n + 1) * size] for n in range(count)]
+
+
 def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bool) -> None:
     bot, players = TABLES[game]
     before: list[tuple[str, Timed]] = []
     with tempfile.TemporaryDirectory() as folder:
-        plain = play(schedule(folder, game, bot, players, games, "none", False), cpu)
-        fresh = play(schedule(folder, game, bot, players, games, "process", False), cpu)
-        reused = play(schedule(folder, game, bot, players, decision_games, "process", True), cpu)
-        if compare:
-            with every_bot_frozen():
-                before = [("fresh, every bot frozen", play(schedule(folder, game, bot, players, games, "process",
-                                                                     False), cpu)),
-                          ("reuse, every bot frozen", play(schedule(folder, game, bot, players, decision_games,
-                                                                    "process", True), cpu))]
         lines = real_requests(schedule(folder, game, bot, players, 40, "none", False), 3000)
-    bare = bare_round_trip(lines)
+        echo = Echo(lines)
+        try:
+            plain = play(schedule(folder, game, bot, players, games, "none", False), cpu)
+            echo.pass_us()
+            fresh_specs = schedule(folder, game, bot, players, games, "process", False)
+            reuse_specs = schedule(folder, game, bot, players, decision_games, "process", True)
+            # in turns of a quarter, a bare round trip after each (the load drifts on a shared machine), and with
+            # ``compare`` the freezer of before in the same turns
+            runs: dict[str, list[Timed]] = {"fresh": [], "reused": [], "fresh before": [], "reused before": []}
+            for fresh_part, reuse_part in zip(chunks(fresh_specs, 4), chunks(reuse_specs, 4)):
+                runs["fresh"].append(play(fresh_part, cpu))
+                runs["reused"].append(play(reuse_part, cpu))
+                echo.pass_us()
+                if compare:
+                    with every_bot_frozen():
+                        runs["fresh before"].append(play(fresh_part, cpu))
+                        runs["reused before"].append(play(reuse_part, cpu))
+        finally:
+            echo.close()
+    bare = echo.median()
+    fresh, reused = total(runs["fresh"]), total(runs["reused"])
+    if compare:
+        before = [("fresh, every bot frozen", total(runs["fresh before"])),
+                  ("reuse, every bot frozen", total(runs["reused before"]))]
     size = sum(map(len, lines)) / len(lines)
     per = {name: timed.cpu / timed.decisions * 1e6 for name, timed in
            (("plain", plain), ("fresh", fresh), ("reused", reused))}
