@@ -288,6 +288,13 @@ def large(bots: int, games: int) -> None:
         again = sorted(timed("")[0] for _ in range(20))
         print(f"  the front page again (built once per change): median {1000 * again[10]:.1f} ms, "
               f"worst {1000 * again[-1]:.1f} ms")
+        watched = site.folders[""]
+        began_cpu = time.thread_time()
+        for _ in range(20):
+            watched.seen_data_version = None  # as if another game had been stored
+            watched.pulse()
+        print(f"  a look at the store after a change (twice a second while a run stores games): "
+              f"{1000 * (time.thread_time() - began_cpu) / 20:.1f} ms of CPU")
         polls = sorted(timed("live.json")[0] for _ in range(50))
         print(f"  live.json: median {1000 * polls[25]:.1f} ms, worst {1000 * polls[-1]:.1f} ms")
         chart, size = timed("plots/rating-silk-road.svg")

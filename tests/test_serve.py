@@ -242,6 +242,28 @@ def test_the_first_reading_of_a_large_store_does_not_hold_back_the_next(played, 
         site.close()
 
 
+def test_the_played_count_follows_games_added_and_games_made_history(played, tmp_path):
+    """Between two looks the site counts only the rows stored since; a schedule change (a resumed run making a
+    game history, which moves the store's generation on) has every game counted again."""
+    folder = tmp_path / "counted"
+    folder.mkdir()
+    (folder / "results.sqlite").write_bytes((played / "cup" / "results.sqlite").read_bytes())
+    site = Served(folder)
+    try:
+        assert site.state()["stored"] == 6
+        with sqlite3.connect(folder / "results.sqlite") as db:
+            db.execute("UPDATE games SET current = NULL WHERE row = 1")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', '7')")
+        assert wait_for(lambda: site.state()["stored"] == 5, 5)
+        with sqlite3.connect(folder / "results.sqlite") as db:  # a game more: row 7, current again
+            db.execute("CREATE TEMP TABLE copied AS SELECT * FROM games WHERE row = 1")
+            db.execute("UPDATE copied SET row = 7, key = key || '-again', current = 0")
+            db.execute("INSERT INTO games SELECT * FROM copied")
+        assert wait_for(lambda: site.state()["stored"] == 6, 5)
+    finally:
+        site.close()
+
+
 def test_a_new_store_in_the_folder_is_read_at_once_whatever_the_throttle(played, tmp_path):
     """`arena run --fresh --serve` replaces the store the site showed when it started: the new file's first build
     is not held back by the wait the old store's build earned, and its charts are drawn again at once."""

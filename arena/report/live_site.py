@@ -55,6 +55,8 @@ from arena.runs.progress import ESTIMATE_AFTER_ITEMS, ESTIMATE_AFTER_SECONDS
 SCRIPT = files("arena.report").joinpath("live.js").read_text(encoding="utf-8")
 #: seconds between two looks at the stores
 PULSE_EVERY = 0.5
+#: between two looks, only the games stored since are counted; every game is counted again this often (seconds)
+RECOUNT_EVERY = 10.0
 #: the data behind the pages is read again at most this often (seconds) ...
 BUILD_EVERY = 2.0
 #: ... and a build waits this many times its own CPU time before the next one: builds take at most 1/51 of a core
@@ -126,6 +128,9 @@ class LiveFolder:
         self.total = 0
         self.kind = "tournament"
         self.samples: deque[tuple[float, int]] = deque()
+        #: the last count of the games: (the store and its generation, the highest row then, the games current)
+        self.counted: tuple[tuple[Any, Any], int, int] | None = None
+        self.counted_at = 0.0
         self.changed_at = time.monotonic()
         self.data: tuple[str, SiteData, str, dict[str, Callable[[], str]]] | None = None
         self.building = threading.Event()  # a build is under way
@@ -159,10 +164,23 @@ class LiveFolder:
         data_version = self.watch.data_version()
         if data_version == self.seen_data_version and self.status == "ok":
             return
-        count, last, faults, total, generation, kind = self.watch.query(  # one query per change
-            "SELECT COUNT(current), MAX(row), (SELECT COUNT(*) FROM faults), "
+        now = time.monotonic()
+        counted = self.counted if now - self.counted_at < RECOUNT_EVERY else None
+        since = counted[1] if counted is not None else -1
+        # one query per change; the games are counted from the last look's highest row on (the rows since), not
+        # all again: COUNT over 100,000 games is 6 ms, twice a second
+        last, new, faults, total, generation, kind = self.watch.query(
+            "SELECT MAX(row), (SELECT COUNT(current) FROM games WHERE row > ?), (SELECT COUNT(*) FROM faults), "
             "(SELECT value FROM meta WHERE key = 'total'), (SELECT value FROM meta WHERE key = 'generation'), "
-            "(SELECT value FROM meta WHERE key = 'kind') FROM games")[0]
+            "(SELECT value FROM meta WHERE key = 'kind') FROM games", (since,))[0]
+        if counted is not None and (counted[0] != (self.watch.identity, generation) or (last or 0) < since):
+            # another store or schedule, or rows gone: count every game again
+            new = self.watch.query("SELECT COUNT(current) FROM games")[0][0]
+            counted = None
+        if counted is None:
+            self.counted_at = now
+        count = new + (counted[2] if counted is not None else 0)
+        self.counted = ((self.watch.identity, generation), last or 0, count)
         meta = {key: value for key, value in (("total", total), ("generation", generation), ("kind", kind))
                 if value is not None}
         try:
