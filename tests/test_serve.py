@@ -175,6 +175,18 @@ def test_live_json_says_what_the_store_holds(served, played):
     assert all(served.get("/" + chart)[0] == 200 for chart in charts)
 
 
+def store_one_more_game(path) -> None:
+    """Store a game more in the results store ``path``, as a run does: the last game's rows, copied under a new key."""
+    with sqlite3.connect(path) as db:
+        row = db.execute("SELECT MAX(row) FROM games").fetchone()[0]
+        for table, changes in (("games", "key = key || '-again', id = id || '-again', current = current + 100"),
+                               ("seats", "")):
+            db.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table} WHERE row = ?", (row,))
+            db.execute(f"UPDATE copied SET row = ? {', ' + changes if changes else ''}", (row + 1,))
+            db.execute(f"INSERT INTO {table} SELECT * FROM copied")
+            db.execute("DROP TABLE copied")
+
+
 def test_the_pages_are_built_once_per_change_not_per_request(played, tmp_path, monkeypatch):
     folder = tmp_path / "copy"
     folder.mkdir()
@@ -189,14 +201,7 @@ def test_the_pages_are_built_once_per_change_not_per_request(played, tmp_path, m
             assert site.get("/")[0] == 200 and site.get("/games.html")[0] == 200
         assert len(reads) == 1
         before = site.state()["version"]
-        with sqlite3.connect(folder / "results.sqlite") as db:  # a game more (the same game's rows, copied)
-            row = db.execute("SELECT MAX(row) FROM games").fetchone()[0]
-            for table, changes in (("games", "key = key || '-again', id = id || '-again', current = current + 100"),
-                                   ("seats", "")):
-                db.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table} WHERE row = ?", (row,))
-                db.execute(f"UPDATE copied SET row = ? {', ' + changes if changes else ''}", (row + 1,))
-                db.execute(f"INSERT INTO {table} SELECT * FROM copied")
-                db.execute("DROP TABLE copied")
+        store_one_more_game(folder / "results.sqlite")
         assert wait_for(lambda: site.state()["version"] != before, 5)
         assert site.state()["stored"] == 7
         # the request that finds the store changed starts one build (in the background) and gets the page as it was
@@ -229,14 +234,7 @@ def test_the_first_reading_of_a_large_store_does_not_hold_back_the_next(played, 
     site = Served(folder)
     try:
         assert "Played 6 of 6" in site.get("/")[1].decode()
-        with sqlite3.connect(folder / "results.sqlite") as db:  # a game more (the same game's rows, copied)
-            row = db.execute("SELECT MAX(row) FROM games").fetchone()[0]
-            for table, changes in (("games", "key = key || '-again', id = id || '-again', current = current + 100"),
-                                   ("seats", "")):
-                db.execute(f"CREATE TEMP TABLE copied AS SELECT * FROM {table} WHERE row = ?", (row,))
-                db.execute(f"UPDATE copied SET row = ? {', ' + changes if changes else ''}", (row + 1,))
-                db.execute(f"INSERT INTO {table} SELECT * FROM copied")
-                db.execute("DROP TABLE copied")
+        store_one_more_game(folder / "results.sqlite")
         assert wait_for(lambda: "Played 7 of 6" in site.get("/")[1].decode(), 6)
     finally:
         site.close()
