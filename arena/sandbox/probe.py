@@ -111,7 +111,8 @@ class Protections:
             ("process per bot", "on", "each seat's bot runs in a process of its own, JSON lines over pipes"),
             ("time", *timing),
             ("stopped between decisions", "on (freezer)" if self.core_cgroup else "process group only (SIGSTOP)",
-             "all the bot's processes are frozen while others think" if self.core_cgroup else
+             "what a bot computes between its turns counts against its next decision; seen doing it, all its "
+             "processes are frozen while others think" if self.core_cgroup else
              "a child that leaves the bot's process group keeps running"),
             ("memory", state(self.memory_cgroup, "memory"),
              "a memory cgroup counts all the bot holds: heap, mappings, memfd, /tmp, /dev/shm, SysV shm"
