@@ -151,3 +151,25 @@ def test_a_long_rating_pass_equals_the_librarys():
     for seated, ranks in games[:10]:
         rater.add(seated, ranks)
     assert rater.games == 10 and rater.rating(games[0][0][0]).sigma < 25 / 3
+
+
+def test_games_of_six_to_nine_players_are_the_librarys_bit_for_bit():
+    """Each number of players and pattern of draws has its chain written out: larger games too."""
+    rng = random.Random(11)
+    for _ in range(200):
+        players = rng.randint(6, 9)
+        ratings = [(rng.uniform(0.0, 50.0), rng.uniform(0.5, 10.0)) for _ in range(players)]
+        ranks = [rng.randint(1, players) for _ in range(players)]
+        try:
+            expected = library(ratings, ranks)
+        except FloatingPointError:
+            continue
+        assert ours(ratings, ranks) == expected, (ratings, ranks)
+
+
+def test_placings_seen_before_are_still_checked_against_the_players():
+    trueskill_ffa.rate([(25.0, 8.0), (25.0, 8.0)], [1, 2])  # the placings (1, 2) are now known
+    with pytest.raises(ValueError, match="Wrong ranks"):
+        trueskill_ffa.rate([(25.0, 8.0)] * 3, [1, 2])
+    with pytest.raises(ValueError, match="multiple rating groups"):
+        trueskill_ffa.rate([(25.0, 8.0)], [1])

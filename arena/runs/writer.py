@@ -49,6 +49,8 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 #: pages the writer lets the store's write-ahead log grow to before it copies them into the store (SQLite's
 #: default, 1,000 pages of 4 KiB, copied every ~1,500 games: 4 us of the writer's ~27 a game; 10,000: ~40 MB)
 CHECKPOINT_PAGES = 10_000
+#: the most games of batches already waiting that the writer stores in one transaction
+MERGED_GAMES = 1024
 #: bytes of batches the main process may send ahead of the writer's reading (a batch of 256 games is ~400 KB)
 SEND_BUFFER = 4 * 1024 * 1024
 
@@ -164,6 +166,36 @@ class StoreWriter:
                           f"{self.process.exitcode}); the games it had not stored are played again by the next run")
 
 
+def _rows(batch: tuple[list[GameRows], Sequence[bytes]]) -> list[GameRows]:
+    """A batch's rows: those sent as they are, then those pickled in pieces."""
+    rows, pickled = batch
+    for piece in pickled:
+        rows += pickle.loads(piece)
+    return rows
+
+
+def _received(conn: multiprocessing.connection.Connection) -> Iterator[tuple[list[GameRows], int]]:
+    """The batches that come down ``conn`` until ``None``, each with the batches already waiting behind it
+    (up to :data:`MERGED_GAMES` games): their rows and how many batches they are.
+
+    Batches wait when the writer fell behind (on two busy cores it often
+    does); stored in one transaction they cost one commit, and the pages
+    that every batch touches (the key index's, all over the file) are
+    written to the write-ahead log once. Nothing waits for more to come.
+    """
+    stopped = False
+    while not stopped and (batch := conn.recv()) is not None:
+        rows, batches = _rows(batch), 1
+        while len(rows) < MERGED_GAMES and conn.poll():
+            batch = conn.recv()
+            if batch is None:
+                stopped = True
+                break
+            rows += _rows(batch)
+            batches += 1
+        yield rows, batches
+
+
 def _write(conn: multiprocessing.connection.Connection, theirs: multiprocessing.connection.Connection,
            path: str, task: WriterTask | None) -> None:
     """The writer process: store each batch that comes down ``conn`` until ``None``, answering each; then send
@@ -180,16 +212,15 @@ def _write(conn: multiprocessing.connection.Connection, theirs: multiprocessing.
     if task is not None and not run_task(task, "begin"):
         task = None
     try:
-        while (batch := conn.recv()) is not None:
-            rows, pickled = batch
-            for piece in pickled:
-                rows += pickle.loads(piece)
+        for rows, batches in _received(conn):
             try:
                 store.add_rows(rows)
             except StoreError as error:
-                conn.send(str(error))
+                for _ in range(batches):
+                    conn.send(str(error))
                 continue
-            conn.send("")
+            for _ in range(batches):
+                conn.send("")
             if task is not None and not run_task(task, "add", rows):
                 task = None
         if answers_result:

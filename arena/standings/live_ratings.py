@@ -45,9 +45,14 @@ class _GameStream:
         self.rater = Rater(rater)
 
     def add(self, order: int, game: SeatedGame) -> None:
-        self.early[order] = game
-        while self.position < len(self.orders) and self.orders[self.position] in self.early:
-            self.rater.add(*self.early.pop(self.orders[self.position]))
+        orders, early = self.orders, self.early
+        if not early and self.position < len(orders) and orders[self.position] == order:  # the next one: rated now
+            self.rater.add(*game)
+            self.position += 1
+            return
+        early[order] = game
+        while self.position < len(orders) and orders[self.position] in early:
+            self.rater.add(*early.pop(orders[self.position]))
             self.position += 1
 
     @property

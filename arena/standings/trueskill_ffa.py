@@ -16,6 +16,11 @@ messages in the same schedule on plain floats:
   (0.0001), exactly as ``TrueSkill.run_schedule`` does;
 - the upward pass back to each rating.
 
+For each number of players and pattern of draws the whole schedule is
+written out once as a function of plain statements on local variables
+(:func:`_make_chain`): about 25 us a four-player game, where a loop over
+the steps with each link's state in a tuple took about 31.
+
 Each message is computed by the library's own arithmetic in the library's own
 order (a variable's value kept incrementally, ``value / old message * new
 message``; the same ``erfc`` approximation behind ``cdf``, ``pdf`` and
@@ -33,7 +38,7 @@ over to ``trueskill`` unchanged.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 #: the environment this module computes (docs/standings.md); :func:`rate` takes these as given
 MU, SIGMA, BETA, TAU, DRAW_PROBABILITY = 25.0, 25 / 3, 25 / 6, 25 / 300, 0.10
@@ -134,163 +139,219 @@ def rate_values(values: Sequence[MuSigma], ranks: Sequence[int]) -> list[MuSigma
     A rater that keeps each player's rating as :func:`rating_values` of the
     last result saves the round trip on the way in.
     """
-    n = len(values)
-    if n < 2:
-        raise ValueError("Need multiple rating groups")
-    if len(ranks) != n:
-        raise ValueError("Wrong ranks")
+    shape = _SHAPES.get(tuple(ranks)) if len(ranks) == len(values) else None
+    if shape is None:
+        n = len(values)
+        if n < 2:
+            raise ValueError("Need multiple rating groups")
+        if len(ranks) != n:
+            raise ValueError("Wrong ranks")
+        shape = _shape(ranks)
+    order, chain = shape
     try:
-        return _rate_chain(values, ranks, sorted(range(n), key=ranks.__getitem__))  # stable, as the library's
+        return chain(values, *order)
     except ZeroDivisionError:  # a precision of zero (ratings far beyond any game's): the library's infinities
         return [(rating.mu, rating.sigma) for (rating,) in _library_rate(values, ranks)]
 
 
-def _rate_chain(values: Sequence[MuSigma], ranks: Sequence[int], order: list[int]) -> list[MuSigma]:
-    """The message passing; ``order``: the players from first to last placed (a chain whose neighbours
-    ``j``, ``j + 1`` are compared: a win, or a draw when their ranks are equal).
+#: placings seen (a few recur: 24 orders of four players without a draw) -> the players from first to last
+#: placed and the chain that rates them
+_SHAPES: dict[tuple[int, ...], tuple[tuple[int, ...], Callable[..., list[MuSigma]]]] = {}
+#: the chains made, by their draws (``drawn[j]``: placings ``j`` and ``j + 1`` are equal)
+_CHAINS: dict[tuple[bool, ...], Callable[..., list[MuSigma]]] = {}
+#: the most placings and chains kept (a game of many players can have many)
+_KEPT = 4096
 
-    Names follow the factor graph: ``t[i]`` a team performance, ``d[j] =
-    t[j] - t[j+1]`` the difference made by sum factor ``j``, ``q`` truncation
-    ``j``'s message; ``*p``/``*t`` (``*_pi``/``*_tau``) are a precision and a
-    precision-adjusted mean. One step of a sweep is the library's ``down`` of
-    sum factor ``j``, ``up`` of truncation ``j`` and ``up`` of sum factor ``j``
-    (to its right variable going right, to its left going left), written out
-    in one loop body with link ``j``'s state read and written as one tuple:
-    a call per message, or a list per quantity, cost as much as the
-    arithmetic. A cavity (a variable's value without one factor's message) that
-    a step reads twice unchanged is computed once, with the same operations.
 
-    A precision of zero, which the library carries through with infinities,
-    raises ``ZeroDivisionError`` here (:func:`rate_values` then asks the library).
+def _shape(ranks: Sequence[int]) -> tuple[tuple[int, ...], Callable[..., list[MuSigma]]]:
+    """The order of the players of ``ranks`` from first to last placed (stable, as the library's) and their chain."""
+    order = tuple(sorted(range(len(ranks)), key=ranks.__getitem__))
+    drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(len(order) - 1)])
+    chain = _CHAINS.get(drawn)
+    if chain is None:
+        chain = _make_chain(drawn)
+        if len(_CHAINS) < _KEPT:
+            _CHAINS[drawn] = chain
+    if len(_SHAPES) < _KEPT:
+        _SHAPES[tuple(ranks)] = (order, chain)
+    return order, chain
+
+
+def _make_chain(drawn: tuple[bool, ...]) -> Callable[..., list[MuSigma]]:
+    """The message passing of the chain whose links are ``drawn``, as one function of plain statements.
+
+    ``chain(values, seat0, seat1, ...)`` takes every player's ``(mu, sigma)`` and
+    the players from first to last placed, and returns each player's new
+    ``(mu, sigma)`` in the order of ``values``. The function is written out
+    for its number of players and its draws (:func:`_chain_source`) and
+    compiled once: every quantity of the factor graph is then a local
+    variable, and a sweep is its steps one after another, with no list, tuple
+    or branch between the messages (a loop over the steps, reading and writing
+    each link's state as a tuple, spent a fifth of the update moving numbers about).
     """
-    n = len(values)
-    sqrt, exp, beta2, margin, inf = _sqrt, _exp, _BETA2, DRAW_MARGIN, _inf
-    root2, pdf_scale = _SQRT2, _PDF_SCALE
-    priors: list[tuple[float, float]] = []
-    perfs: list[tuple[float, float]] = []
-    t: list[tuple[float, float]] = []
-    for player in order:  # prior, likelihood and team performance, downward
-        mu, sigma = values[player]
-        widened = sqrt(sigma ** 2 + _TAU2)
-        pi = widened ** -2
-        tau = pi * mu
-        priors.append((pi, tau))
-        a = 1. / (1. + beta2 * pi)
-        pi, tau = a * pi, a * tau
-        perfs.append((pi, tau))
-        mean = 0. + tau / pi  # the library's sums start from 0 (which makes a -0.0 mean 0.0)
-        pi = 1. / (1 / pi)
-        t.append((pi, pi * mean))
-    tops = t[:]  # each team performance's message from its player, kept for the way up
+    namespace: dict[str, Any] = {"sqrt": _sqrt, "exp": _exp, "inf": _inf, "drawn_v_w": _drawn,
+                                 "precision_error": _precision_error}
+    exec(compile(_chain_source(drawn), f"<trueskill_ffa chain {drawn}>", "exec"), namespace)
+    chain: Callable[..., list[MuSigma]] = namespace["chain"]
+    return chain
+
+
+def _chain_source(drawn: tuple[bool, ...]) -> str:
+    """The source of :func:`_make_chain`'s function for a chain whose links are ``drawn``.
+
+    It sends the library's messages in the library's schedule by the
+    library's arithmetic, op for op (the constants written as ``repr`` of
+    this module's floats, which reads back as the same float). Names follow
+    the factor graph; ``{i}`` is a player's place from first, ``{j}`` a link:
+
+    - ``a{i}`` a prior's message (sigma widened by ``tau``), ``f{i}`` the
+      likelihood's (``beta**2``), ``t{i}`` a team performance and ``o{i}``
+      its message from its player, kept for the way up;
+    - per link ``j``, between ``t{j}`` and ``t{j+1}``: sum factor ``j``'s
+      messages to its left (``l{j}``) and right (``r{j}``) variables and to
+      the difference (``s{j}``), the difference ``d{j} = t{j} - t{j+1}``, and
+      truncation ``j``'s message ``q{j}``;
+
+    each as a precision (``*p``) and a precision-adjusted mean (``*t``). A
+    sweep goes left to right, then right to left (two players only truncate
+    their one difference); sweeps stop once no truncated difference moved by
+    more than ``MIN_DELTA`` (the library's largest change, found without
+    computing the changes of a sweep that has already moved more), or after ``MOST_SWEEPS``.
+    """
+    n = len(drawn) + 1
     links = n - 1
-    # per link j: sum factor j's messages to t[j] (left) and t[j+1] (right), its message to d[j] (s), d[j], and
-    # truncation j's message (q), each (pi, tau)
-    link = [(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)] * links
-    drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(links)])
-    steps = _STEPS.get(drawn) or _steps(drawn)
-    for _ in range(MOST_SWEEPS):
-        delta = 0.
-        for j, k, way, tie in steps:
-            tp0, tt0 = t[j]
-            tp1, tt1 = t[k]
-            lp, lt, rp, rt, sp, st, dp, dt, qp, qt = link[j]
-            # sum factor j down: d[j] = t[j] - t[j+1]
-            p0, r0 = tp0 - lp, tt0 - lt
-            p1, r1 = tp1 - rp, tt1 - rt
-            m0, m1 = 0. + r0 / p0, r1 / p1
-            inv0 = 1. / p0
-            spi = 1. / (inv0 + 1. / p1)
-            stau = spi * (m0 - m1)
-            dp, dt = dp - sp + spi, dt - st + stau
-            # truncation j up: the difference is won (greater than the draw margin) or drawn (within it)
-            cp, ct = dp - qp, dt - qt
-            sqrt_pi = sqrt(cp)
-            diff, dm = ct / sqrt_pi, margin * sqrt_pi
-            if tie:
-                v, w = _drawn(diff, dm)
-            else:  # the library's v_win and w_win: its cdf (through its erfc) and pdf, written out
-                x = diff - dm
-                z = -x / root2
-                za = z if z >= 0. else -z
-                e = 1. / (1. + za * 0.5)  # * 0.5 is / 2. exactly
-                r = e * exp(-za * za - 1.26551223 + e * (1.00002368 + e * (0.37409196 + e * (0.09678418 + e * (
-                    -0.18628806 + e * (0.27886807 + e * (-1.13520398 + e * (1.48851587 + e * (
-                        -0.82215223 + e * 0.17087277)))))))))
-                denom = 0.5 * (2. - r if z < 0. else r)
-                v = (pdf_scale * exp(-(x ** 2 * 0.5)) / denom) if denom else -x
-                w = v * (v + x)
-                if not 0. < w < 1.:
-                    raise _precision_error()
-            scale = 1. - w
-            npi, ntau = cp / scale, (ct + sqrt_pi * v) / scale
-            qp, qt = npi + qp - dp, ntau + qt - dt
-            pi_delta = dp - npi
-            if pi_delta < 0.:
-                pi_delta = -pi_delta
-            if pi_delta == inf:
-                moved = 0.
-            else:
-                moved = dt - ntau
-                if moved < 0.:
-                    moved = -moved
-                root = sqrt(pi_delta)
-                if root > moved:
-                    moved = root
-            if moved > delta or not way:
-                delta = moved
-            # sum factor j up, to t[j+1] = t[j] - d[j] (going right) or t[j] = d[j] + t[j+1] (going left)
-            cp, ct = npi - spi, ntau - stau
-            if way > 0:
-                pi = 1. / (inv0 + 1. / cp)
-                tau = pi * (m0 - ct / cp)
-                t[k] = (tp1 - rp + pi, tt1 - rt + tau)
-                link[j] = (lp, lt, pi, tau, spi, stau, npi, ntau, qp, qt)
-            elif way:
-                pi = 1. / (1. / cp + 1. / p1)
-                tau = pi * (0. + ct / cp + m1)
-                t[j] = (tp0 - lp + pi, tt0 - lt + tau)
-                link[j] = (pi, tau, rp, rt, spi, stau, npi, ntau, qp, qt)
-            else:
-                link[j] = (lp, lt, rp, rt, spi, stau, npi, ntau, qp, qt)
-        if delta <= MIN_DELTA:
-            break
-    # both ends of the chain: sum factor 0 to t[0] = d[0] + t[1], the last one to t[n-1] = t[n-2] - d[n-2]
-    lp, lt, rp, rt, sp, st, dp, dt, qp, qt = link[0]
-    pi, tau = _sum_message(dp - sp, dt - st, t[1][0] - rp, t[1][1] - rt, False)
-    t[0] = (t[0][0] - lp + pi, t[0][1] - lt + tau)
-    link[0] = (pi, tau, rp, rt, sp, st, dp, dt, qp, qt)
-    j = links - 1
-    lp, lt, rp, rt, sp, st, dp, dt, qp, qt = link[j]
-    pi, tau = _sum_message(t[j][0] - lp, t[j][1] - lt, dp - sp, dt - st, True)
-    t[n - 1] = (t[n - 1][0] - rp + pi, t[n - 1][1] - rt + tau)
-    new: list[MuSigma] = [(0.0, 0.0)] * n
-    for player, (tp, tt), (top_p, top_t), (perf_p, perf_t), (prior_p, prior_t) in zip(order, t, tops, perfs, priors):
-        cp, ct = tp - top_p, tt - top_t  # team performance, likelihood and prior, upward
-        mean = 0. + ct / cp
-        pi = 1. / (1. / cp)
-        cp, ct = (perf_p + pi) - perf_p, (perf_t + pi * mean) - perf_t
-        a = 1. / (1. + beta2 * cp)
-        pi, tau = prior_p + a * cp, prior_t + a * ct
-        new[player] = (tau / pi, sqrt(1 / pi))
-    return new
+    places = ", ".join(f"seat{i}" for i in range(n))
+    constants = {"beta2": _BETA2, "tau2": _TAU2, "margin": DRAW_MARGIN, "root2": _SQRT2, "pdf_scale": _PDF_SCALE,
+                 "min_delta": MIN_DELTA}
+    lines = [f"def chain(values, {places}, sqrt=sqrt, exp=exp, inf=inf, drawn_v_w=drawn_v_w,"
+             " precision_error=precision_error):"]
+    add = lines.append
+    for name, value in constants.items():
+        add(f"    {name} = {value!r}")
+    for i in range(n):  # prior, likelihood and team performance, downward
+        add(f"    mu, sigma = values[seat{i}]")
+        add("    widened = sqrt(sigma ** 2 + tau2)")
+        add("    pi = widened ** -2")
+        add(f"    a{i}p, a{i}t = pi, pi * mu")
+        add("    a = 1. / (1. + beta2 * pi)")
+        add(f"    f{i}p, f{i}t = pi, tau = a * pi, a * a{i}t")
+        add("    mean = 0. + tau / pi")  # the library's sums start from 0 (which makes a -0.0 mean 0.0)
+        add("    pi = 1. / (1 / pi)")
+        add(f"    t{i}p = o{i}p = pi")
+        add(f"    t{i}t = o{i}t = pi * mean")
+    for j in range(links):
+        add(f"    l{j}p = l{j}t = r{j}p = r{j}t = s{j}p = s{j}t = d{j}p = d{j}t = q{j}p = q{j}t = 0.0")
+    if links == 1:
+        steps = [(0, 0)]
+    else:
+        steps = [(j, 1) for j in range(links - 1)] + [(j, -1) for j in range(links - 1, 0, -1)]
+    add(f"    for _ in range({MOST_SWEEPS}):")
+    add("        settled = True")
+    for j, way in steps:
+        _step_source(add, j, way, drawn[j])
+    add("        if settled:")
+    add("            break")
+    # both ends of the chain: sum factor 0 to t0 = d0 + t1, the last one to t{n-1} = t{n-2} - d{n-2}
+    add("    p0_, r0_, p1_, r1_ = d0p - s0p, d0t - s0t, t1p - r0p, t1t - r0t")
+    add("    mean = 0. + r0_ / p0_ + r1_ / p1_")
+    add("    pi = 1. / (1 / p0_ + 1 / p1_)")
+    add("    tau = pi * mean")
+    add("    t0p, t0t = t0p - l0p + pi, t0t - l0t + tau")
+    add("    l0p, l0t = pi, tau")
+    last = links - 1
+    add(f"    p0_, r0_, p1_, r1_ = t{last}p - l{last}p, t{last}t - l{last}t, d{last}p - s{last}p, d{last}t - s{last}t")
+    add("    mean = 0. + r0_ / p0_ - r1_ / p1_")
+    add("    pi = 1. / (1 / p0_ + 1 / p1_)")
+    add("    tau = pi * mean")
+    add(f"    t{n - 1}p, t{n - 1}t = t{n - 1}p - r{last}p + pi, t{n - 1}t - r{last}t + tau")
+    add(f"    new = [None] * {n}")
+    for i in range(n):  # team performance, likelihood and prior, upward
+        add(f"    cp, ct = t{i}p - o{i}p, t{i}t - o{i}t")
+        add("    mean = 0. + ct / cp")
+        add("    pi = 1. / (1. / cp)")
+        add(f"    cp, ct = (f{i}p + pi) - f{i}p, (f{i}t + pi * mean) - f{i}t")
+        add("    a = 1. / (1. + beta2 * cp)")
+        add(f"    pi, tau = a{i}p + a * cp, a{i}t + a * ct")
+        add(f"    new[seat{i}] = (tau / pi, sqrt(1 / pi))")
+    add("    return new")
+    return "\n".join(lines) + "\n"
 
 
-#: a sweep's steps by the draws of a chain (a few shapes recur: kept once made)
-_STEPS: dict[tuple[bool, ...], list[tuple[int, int, int, bool]]] = {}
-
-
-def _steps(drawn: tuple[bool, ...]) -> list[tuple[int, int, int, bool]]:
-    """One sweep of the chain whose links are ``drawn`` (True: a draw) as ``(j, j + 1, way, drawn)`` steps.
-
-    ``way`` 1 sends to the right after truncating, -1 to the left, 0 nowhere
-    (two players: the library only truncates their one difference).
-    """
-    links = len(drawn)
-    steps = [(0, 1, 0, drawn[0])] if links == 1 else ([(j, j + 1, 1, drawn[j]) for j in range(links - 1)]
-                                                      + [(j, j + 1, -1, drawn[j]) for j in range(links - 1, 0, -1)])
-    if len(_STEPS) < 1024:
-        _STEPS[drawn] = steps
-    return steps
+def _step_source(add: Callable[[str], None], j: int, way: int, tie: bool) -> None:
+    """One step of a sweep at link ``j``: the library's ``down`` of sum factor ``j``, ``up`` of truncation ``j``
+    and ``up`` of sum factor ``j`` to ``t{j+1}`` (``way`` 1), to ``t{j}`` (-1) or to neither (0: two players)."""
+    k = j + 1
+    body = f"""
+    # sum factor {j} down: d{j} = t{j} - t{k}
+    p0, r0 = t{j}p - l{j}p, t{j}t - l{j}t
+    p1, r1 = t{k}p - r{j}p, t{k}t - r{j}t
+    m0, m1 = 0. + r0 / p0, r1 / p1
+    inv0 = 1. / p0
+    spi = 1. / (inv0 + 1. / p1)
+    stau = spi * (m0 - m1)
+    dp, dt = d{j}p - s{j}p + spi, d{j}t - s{j}t + stau
+    # truncation {j} up: the difference is {'drawn (within the draw margin)' if tie else 'won (beyond the draw margin)'}
+    cp, ct = dp - q{j}p, dt - q{j}t
+    sqrt_pi = sqrt(cp)
+    diff, dm = ct / sqrt_pi, margin * sqrt_pi
+"""
+    if tie:
+        body += "    v, w = drawn_v_w(diff, dm)\n"
+    else:  # the library's v_win and w_win: its cdf (through its erfc) and pdf, written out
+        body += """    x = diff - dm
+    z = -x / root2
+    za = z if z >= 0. else -z
+    e = 1. / (1. + za * 0.5)
+    r = e * exp(-za * za - 1.26551223 + e * (1.00002368 + e * (0.37409196 + e * (0.09678418 + e * (
+        -0.18628806 + e * (0.27886807 + e * (-1.13520398 + e * (1.48851587 + e * (
+            -0.82215223 + e * 0.17087277)))))))))
+    denom = 0.5 * (2. - r if z < 0. else r)
+    v = (pdf_scale * exp(-(x ** 2 * 0.5)) / denom) if denom else -x
+    w = v * (v + x)
+    if not 0. < w < 1.:
+        raise precision_error()
+"""
+    body += f"""    scale = 1. - w
+    npi, ntau = cp / scale, (ct + sqrt_pi * v) / scale
+    q{j}p, q{j}t = npi + q{j}p - dp, ntau + q{j}t - dt
+"""
+    # the change of the truncated difference: the largest of |tau change| and sqrt(|pi change|)
+    change = """    pi_delta = dp - npi
+    if pi_delta < 0.:
+        pi_delta = -pi_delta
+    if pi_delta == inf:
+        moved = 0.
+    else:
+        moved = dt - ntau
+        if moved < 0.:
+            moved = -moved
+        root = sqrt(pi_delta)
+        if root > moved:
+            moved = root
+"""
+    if way:
+        body += "    if settled:\n" + "".join("    " + line + "\n" for line in change.splitlines())
+        body += "        if moved > min_delta:\n            settled = False\n"
+    else:
+        body += change + "    settled = moved <= min_delta\n"
+    body += f"    d{j}p, d{j}t, s{j}p, s{j}t = npi, ntau, spi, stau\n"
+    if way:
+        body += f"    # sum factor {j} up, to {f't{k} = t{j} - d{j}' if way > 0 else f't{j} = d{j} + t{k}'}\n"
+        body += "    cp, ct = npi - spi, ntau - stau\n"
+    if way > 0:
+        body += f"""    pi = 1. / (inv0 + 1. / cp)
+    tau = pi * (m0 - ct / cp)
+    t{k}p, t{k}t = t{k}p - r{j}p + pi, t{k}t - r{j}t + tau
+    r{j}p, r{j}t = pi, tau
+"""
+    elif way < 0:
+        body += f"""    pi = 1. / (1. / cp + 1. / p1)
+    tau = pi * (0. + ct / cp + m1)
+    t{j}p, t{j}t = t{j}p - l{j}p + pi, t{j}t - l{j}t + tau
+    l{j}p, l{j}t = pi, tau
+"""
+    for line in body.strip("\n").splitlines():
+        add("        " + line[4:] if line.startswith("    ") else "        " + line)
 
 
 def _drawn(diff: float, dm: float) -> tuple[float, float]:
@@ -304,16 +365,6 @@ def _drawn(diff: float, dm: float) -> tuple[float, float]:
     v = (pdf_b - pdf_a) / denom
     w = v ** 2 + (a * pdf_a - b * pdf_b) / denom
     return (v * -1 if diff < 0 else v), w
-
-
-def _sum_message(p0: float, r0: float, p1: float, r1: float, minus: bool) -> tuple[float, float]:
-    """A sum factor's message to a variable that is ``x0 + x1`` (or ``x0 - x1``) of two others' cavities.
-
-    As the library's ``SumFactor.update``: means add (from 0), variances add.
-    """
-    mean = 0. + r0 / p0 - r1 / p1 if minus else 0. + r0 / p0 + r1 / p1
-    pi = 1. / (1 / p0 + 1 / p1)
-    return pi, pi * mean
 
 
 def _library_rate(values: Sequence[MuSigma], ranks: Sequence[int]) -> list[tuple[Any, ...]]:
