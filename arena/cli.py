@@ -48,6 +48,11 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 # other handlers still run (logging's flush among them), and reference counting still closes what is dropped.
 atexit.register(gc.freeze)
 
+# numpy's OpenBLAS starts a thread per core when it is loaded (the leaderboards, a ladder's pairing) and those
+# threads spin: about 50 ms of CPU in every command that ranks, before its first game on two cores. arena's own
+# products are small (one bootstrap's weights by its blocks); a user's setting is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 #: exit status after Ctrl-C (128 + SIGINT) and after the reader of our output went away (128 + SIGPIPE)
 EXIT_INTERRUPTED = 130
