@@ -130,6 +130,8 @@ class Progress(Protocol):
 
     def game_done(self, bots: list[str], ranks: list[int]) -> None: ...
 
+    def games_done(self, games: list[tuple[list[str], list[int]]]) -> None: ...
+
     def tick(self) -> None: ...
 
     def finish(self) -> None: ...
@@ -200,11 +202,10 @@ class _Sink:
         else:
             self.lines.append(lines)
         self.outcome.played += len(finished)
-        game_done, on_game = self.progress.game_done, self.on_game
-        for game in finished:
-            record = game.record
-            game_done(record["players"], record["result"]["ranks"])
-            if on_game is not None:
+        self.progress.games_done([(game.record["players"], game.record["result"]["ranks"]) for game in finished])
+        on_game = self.on_game
+        if on_game is not None:
+            for game in finished:
                 on_game(game)
         if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
@@ -286,8 +287,11 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
     that stores in this process (``-j 0``), or has nothing to play, does not do it (its result is never received).
     """
     stored = store.stored_games() if stored is None else stored
-    store.mark_current({spec.key: spec.order for spec in specs})
-    pending = [spec for spec in specs if spec.key not in stored]
+    if stored:
+        store.mark_current({spec.key: spec.order for spec in specs})
+        pending = [spec for spec in specs if spec.key not in stored]
+    else:  # nothing to reuse or set aside: the keys are left to the workers, which store them with the games
+        pending = list(specs)
     outcome = RunOutcome(folder, len(specs), reused=len(specs) - len(pending))
     if not pending:
         return outcome

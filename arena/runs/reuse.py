@@ -61,10 +61,12 @@ class ReusePlan:
 def keep_stale_games(specs: Sequence[GameSpec], stored: dict[str, StoredGame]) -> tuple[list[GameSpec], Counter[str]]:
     """``specs`` where each one not stored, but stored with another game version and everything else equal,
     takes that stored game's version (so the stored game is reused); and how many per game."""
+    kept: Counter[str] = Counter()
+    if not stored:
+        return list(specs), kept
     by_id: dict[str, list[StoredGame]] = {}
     for game in stored.values():
         by_id.setdefault(game.id, []).append(game)
-    kept: Counter[str] = Counter()
     result = []
     for spec in specs:
         if spec.key not in stored:
@@ -85,6 +87,9 @@ def plan_reuse(specs: Sequence[GameSpec], stored: dict[str, StoredGame],
 
     ``stale_kept``: games of an older engine :func:`keep_stale_games` kept, by game (said in the lines).
     """
+    if not stored:  # a new store: every game is played, and no key is made here (the workers make them)
+        return ReusePlan(total=len(specs), reused=0, to_play=len(specs), set_aside=0, changed={},
+                         settings_changed=0, games_changed={}, stale_kept=dict(stale_kept or {}))
     by_id: dict[str, StoredGame] = {}
     for game in stored.values():
         if game.id not in by_id or game.current is not None:

@@ -109,7 +109,7 @@ class Run:
         stored = self.store.stored_games()
         if reuse is not None:
             specs = reuse(specs, stored)
-        reused = sum(spec.key in stored for spec in specs)
+        reused = sum(spec.key in stored for spec in specs) if stored else 0  # keys: see run_schedule
         if not keep_going():
             return RunOutcome(self.folder, len(specs), reused=reused)
         totals = self.store.bot_totals()
