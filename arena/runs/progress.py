@@ -74,6 +74,16 @@ class Tally:
         self.played += 1
         self.count(players, ranks)
 
+    def add_many(self, games: list[tuple[list[str], list[int]]]) -> None:
+        """Items played in this run, each as its seats' bots and ranks (a chunk of a worker's games)."""
+        self.played += len(games)
+        seats, firsts = self.seats, self.firsts
+        for players, ranks in games:
+            for bot, rank in zip(players, ranks):
+                seats[bot] = seats.get(bot, 0) + 1
+                if rank == 1:
+                    firsts[bot] = firsts.get(bot, 0) + 1
+
     def add_reused(self, players: list[str], ranks: list[int]) -> None:
         """One item taken over from earlier results instead of being played."""
         self.reused += 1
@@ -211,6 +221,11 @@ class BarProgress:
         self.tally.add(players, ranks)
         self.draw(force=self.tally.to_play == 0)
 
+    def games_done(self, games: list[tuple[list[str], list[int]]]) -> None:
+        """Several items played (a worker's chunk): counted, then drawn once."""
+        self.tally.add_many(games)
+        self.draw(force=self.tally.to_play == 0)
+
     def game_reused(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add_reused(players, ranks)
         self.draw(force=False)
@@ -249,6 +264,11 @@ class LineProgress:
         self.tally.add(players, ranks)
         self.tick()
 
+    def games_done(self, games: list[tuple[list[str], list[int]]]) -> None:
+        """Several items played (a worker's chunk): counted, then one line if a tenth was passed."""
+        self.tally.add_many(games)
+        self.tick()
+
     def game_reused(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add_reused(players, ranks)
 
@@ -272,7 +292,8 @@ def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: 
                   ) -> BarProgress | LineProgress:
     """A line redrawn in place when ``stream`` (default stderr) is a terminal, periodic lines otherwise.
 
-    The object has ``game_done(bots, ranks)`` (one item played), ``game_reused(bots, ranks)``
+    The object has ``game_done(bots, ranks)`` (one item played), ``games_done([(bots, ranks), ...])`` (a
+    worker's chunk of them, drawn once), ``game_reused(bots, ranks)``
     (one item taken over from earlier results), ``tick()`` (call it while waiting) and
     ``finish()``.
     """
