@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol, Sequence, TextIO
 
 from arena.errors import StoreError
+from arena.runs.checkpoint import Checkpointer
 from arena.runs.logs import RunLog
 from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
@@ -168,6 +169,9 @@ class _Sink:
         self.count = 0  # games waiting, in both
         self.lines: list[str] = []
         self.since = 0.0
+        #: copies the writer's log into the store while the games are played (started with the first batch, once
+        #: the workers are forked: no worker is forked with the thread under way)
+        self.checkpointer: Checkpointer | None = None
 
     def done(self, finished: FinishedGame) -> None:
         if not self.count:
@@ -216,12 +220,19 @@ class _Sink:
             rows = game_rows(self.waiting)
             if self.writer is not None:
                 self.writer.add(rows, self.pickled)
+                if self.checkpointer is None:
+                    self.checkpointer = Checkpointer(self.store.path)
             else:
                 self.store.add_rows(rows + [row for piece in self.pickled for row in pickle.loads(piece)])
             self.waiting, self.pickled, self.count = [], [], 0
         if self.lines and self.run_log is not None:
             self.run_log.write("".join(self.lines))
             self.lines = []
+
+    def stop_checkpoints(self) -> None:
+        """Stop copying the writer's log into the store (the store's close copies what is left)."""
+        if self.checkpointer is not None:
+            self.checkpointer.close()
 
     def failed(self, spec: GameSpec, reason: str) -> None:
         self.outcome.failed.append(f"{spec.id}: {reason}")
@@ -304,6 +315,7 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
 
     run_log = RunLog(os.path.join(folder, LOG_FILE))
     writer: StoreWriter | None = None
+    sink: _Sink | None = None
     try:
         log.info("%s: %d games to play of %d, %d reused, %s", store.meta("name"), len(pending), len(specs),
                  outcome.reused, type(pool).__name__)
@@ -327,8 +339,12 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
                  len(outcome.failed), outcome.stored, outcome.total, " (stopped)" if outcome.interrupted else "")
     finally:
         try:
-            if writer is not None:
-                writer.close()  # already closed unless the loop never began
+            try:
+                if writer is not None:
+                    writer.close()  # already closed unless the loop never began
+            finally:
+                if sink is not None:
+                    sink.stop_checkpoints()
         finally:
             run_log.close()
     return outcome
