@@ -36,6 +36,7 @@ Printed beside the targets:
     python benchmarks/jailed.py --games 100        # a quick look
     python benchmarks/jailed.py --tables silk-road
     python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25, in turns: every bot frozen
+    python benchmarks/jailed.py --network-per-game   # also fresh games with a network namespace each, in turns
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from arena.match import InProcessBot, play_game
 from arena.plugins import get_plugins
 from arena.runs import seeds
 from arena.runs.play import close_pools, play_record
-from arena.sandbox import freezer
+from arena.sandbox import freezer, launch_template
 from arena.sandbox.process import DUMP_OPTIONS
 from arena.sandbox.probe import protections
 from arena.tournament.config import load_tournament
@@ -245,6 +246,16 @@ def every_bot_frozen() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def network_per_game() -> Iterator[None]:
+    """Bots started inside get a network namespace per game (as before 2026-12-05), not their template's."""
+    launch_template.SHARE_NETWORK = False
+    try:
+        yield
+    finally:
+        launch_template.SHARE_NETWORK = True
+
+
+@contextlib.contextmanager
 def meter() -> Iterator[CpuMeter]:
     found = CpuMeter()
     try:
@@ -266,7 +277,7 @@ def chunks(specs: list[Any], count: int) -> list[list[Any]]:
     return [[specs[0]] + specs[1 + n * size:1 + (n + 1) * size] for n in range(count)]
 
 
-def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bool) -> None:
+def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bool, network: bool = False) -> None:
     bot, players = TABLES[game]
     before: list[tuple[str, Timed]] = []
     with tempfile.TemporaryDirectory() as folder:
@@ -279,8 +290,12 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
             reuse_specs = schedule(folder, game, bot, players, decision_games, "process", True)
             # in turns of a quarter, a bare round trip after each (the load drifts on a shared machine), and with
             # ``compare`` the freezer of before in the same turns
-            runs: dict[str, list[Timed]] = {"fresh": [], "reused": [], "fresh before": [], "reused before": []}
+            runs: dict[str, list[Timed]] = {"fresh": [], "reused": [], "fresh before": [], "reused before": [],
+                                            "fresh, network per game": []}
             for fresh_part, reuse_part in zip(chunks(fresh_specs, 4), chunks(reuse_specs, 4)):
+                if network:
+                    with network_per_game():
+                        runs["fresh, network per game"].append(play(fresh_part, cpu))
                 runs["fresh"].append(play(fresh_part, cpu))
                 runs["reused"].append(play(reuse_part, cpu))
                 echo.pass_us()
@@ -295,6 +310,7 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
     if compare:
         before = [("fresh, every bot frozen", total(runs["fresh before"])),
                   ("reuse, every bot frozen", total(runs["reused before"]))]
+    own_network = [("fresh, network per game", total(runs["fresh, network per game"]))] if network else []
     size = sum(map(len, lines)) / len(lines)
     per = {name: timed.cpu / timed.decisions * 1e6 for name, timed in
            (("plain", plain), ("fresh", fresh), ("reused", reused))}
@@ -305,7 +321,7 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
     print(f"{game}, {players} x {bot}, {fresh.games} games ({fresh.decisions / fresh.games:.0f} decisions a game; "
           f"reuse: {reused.games} games)")
     for name, timed in (("in-process", plain), ("jailed, fresh bots", fresh), ("jailed, reuse = true", reused),
-                        *before):
+                        *before, *own_network):
         print(f"  {name:<24} {timed.rate:8.1f} games/s  {timed.cpu / timed.games * 1000:7.2f} ms CPU a game "
               f"(this process {timed.runner / timed.games * 1000:6.2f})")
     print(f"  fresh jailed / in-process: {fresh.rate / plain.rate:.3f} on the wall clock, "
@@ -317,6 +333,13 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
           f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
           f"the bots' processes {bots['reused']:.1f} us jailed")
     print(f"  a fresh bot: {seat_game:.2f} ms CPU per seat and game more than reuse (target <= 2 ms)")
+    if own_network:
+        (_, netns), = own_network
+        netns_seat = (netns.cpu / netns.decisions * 1e6 - per["reused"]) * netns.decisions / netns.games / players \
+            / 1000
+        print(f"  with a network namespace per game (before 2026-12-05): fresh/in-process "
+              f"{plain.cpu / plain.games / (netns.cpu / netns.games):.3f} in CPU time, a fresh bot {netns_seat:.2f} ms "
+              f"({netns_seat - seat_game:+.2f} ms against the shared namespace)")
     if before:
         (_, frozen_fresh), (_, frozen_reused) = before
         print(f"  every bot frozen between turns (before issue 25): fresh/in-process "
@@ -333,6 +356,8 @@ def main() -> None:
     parser.add_argument("--tables", nargs="*", default=list(TABLES), choices=list(TABLES))
     parser.add_argument("--every-bot-frozen", action="store_true",
                         help="also play fresh and reuse with every bot frozen between turns (as before issue 25)")
+    parser.add_argument("--network-per-game", action="store_true",
+                        help="also play fresh with a network namespace per game (as before 2026-12-05), in turns")
     arguments = parser.parse_args()
     found = protections()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
@@ -342,7 +367,8 @@ def main() -> None:
         print("CPU: " + ("every process (a cpuacct group of this run's own)" if cpu.every_process else
                          "this process and the children it waited for (no cpuacct group here)"))
         for game in arguments.tables:
-            table(game, arguments.games, arguments.decision_games or arguments.games, cpu, arguments.every_bot_frozen)
+            table(game, arguments.games, arguments.decision_games or arguments.games, cpu, arguments.every_bot_frozen,
+                  arguments.network_per_game)
     print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

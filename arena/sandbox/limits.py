@@ -12,6 +12,7 @@ import math
 import os
 import resource
 import signal
+import socket
 import stat
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -173,18 +174,25 @@ def own_namespaces(ids: tuple[int, int] | None) -> None:
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
 
 
-def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None) -> tuple[int, int]:
+def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
+              own_network: bool = True) -> tuple[int, int]:
     """Fork a game's bot from a template (process 1 of its PID namespace) into namespaces of its own.
 
-    One ``clone`` makes the bot process 1 of new user, mount, PID, network
-    and IPC namespaces (the child then calls :func:`own_namespaces`), born in
-    the cgroup ``cgroup_folder`` (``clone3``); where the kernel refuses that,
-    the template moves itself there first (``cgroup_procs``) and the child is
-    born where it is. ``(pid, pidfd)`` in the template, ``(0, -1)`` in the bot.
+    One ``clone`` makes the bot process 1 of new user, mount, PID, IPC and
+    (``own_network``) network namespaces (the child then calls
+    :func:`own_namespaces`), born in the cgroup ``cgroup_folder``
+    (``clone3``); where the kernel refuses that, the template moves itself
+    there first (``cgroup_procs``) and the child is born where it is.
+    Without ``own_network`` the game stays in its template's network
+    namespace: only where the template's filter refuses every socket
+    (:func:`sockets_refused`), so that nothing of it can be reached there.
+    ``(pid, pidfd)`` in the template, ``(0, -1)`` in the bot.
     """
     if os.getpid() != 1:
         raise OSError(errno.EINVAL, "a game is forked only by a template that is process 1 of its namespace")
     flags = NAMESPACES | _CLONE_NEWUSER
+    if not own_network:
+        flags &= ~_CLONE_NEWNET
     if cgroup_folder is not None:
         try:
             return clone(flags, cgroup_folder)
@@ -196,6 +204,18 @@ def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None)
         except OSError:
             pass
     return clone(flags)
+
+
+def sockets_refused() -> bool:
+    """Whether this process may make no socket (its system-call filter refuses ``socket`` and ``socketpair``,
+    as a template's does: :data:`arena.sandbox.seccomp.TEMPLATE`), found by trying to make one."""
+    try:
+        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def become_process_one(mount_proc: bool = True) -> None:

@@ -125,7 +125,10 @@ class Protections:
              "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"),
             ("private IPC", state(self.has("ipc"), "ipc"), "own IPC namespace and /dev/shm: no shared memory "
              "or message queue with other bots"),
-            ("no network", state(self.namespaces, "namespaces"), "a network namespace of its own, no interface up"),
+            ("no network", state(self.namespaces, "namespaces"),
+             "a network namespace of its own, no interface up; a Python bot's games share their template's, "
+             "where the filter refuses every socket" if self.seccomp and self.fork_template else
+             "a network namespace of its own (each game's too), no interface up"),
             ("private process tree", state(self.namespaces, "namespaces"),
              "PID namespace: the bot sees and signals only its own processes; all die with it"),
             ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter",
@@ -134,7 +137,8 @@ class Protections:
             ("no new privileges", "on",
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
             ("system-call filter", state(self.seccomp, "seccomp"),
-             "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules refused (EPERM)"),
+             "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules refused (EPERM); "
+             "sockets too for a Python bot's template and games"),
             ("fresh keyring", state(self.keyring, "keyring"),
              "a new, empty session keyring per bot: none of the runner's keys is possessed"),
         ]

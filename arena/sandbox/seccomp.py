@@ -115,11 +115,17 @@ GAME_ONLY: tuple[Refusal, ...] = (
     Refusal(("clone3",), "its flags lie in memory the filter cannot read: the C library then uses clone",
             error=errno.ENOSYS),
 )
+#: why a Python bot's template and its games make no socket (the games share the template's network namespace)
+NO_SOCKET_WHY = ("a Python bot's template and its games share one network namespace (the games do not pay for "
+                 "one each): no socket of any family, so nothing in it to reach, name, count or change")
 #: refused for a template beyond :data:`COMMON`: every ``keyctl`` but joining a fresh session keyring (each game
-#: does, before its own filter); it still clones games into new namespaces and mounts their scratch
+#: does, before its own filter); it still clones games into new namespaces and mounts their scratch. Its games
+#: inherit this filter (and stack :data:`BOT` on it), so no process a template starts ever holds a socket of its
+#: own: the network namespace its games share with it stays empty whatever the bot's code does
 TEMPLATE_ONLY: tuple[Refusal, ...] = (
     Refusal(("keyctl",), "keyrings (see add_key)", when=((0, _CMP_NE, KEYCTL_JOIN_SESSION_KEYRING, 0),)),
     Refusal(("keyctl",), "keyrings (see add_key)", when=((1, _CMP_NE, 0, 0),)),
+    Refusal(("socket", "socketpair", "socketcall"), NO_SOCKET_WHY),
 )
 BOT = "bot"
 TEMPLATE = "template"
