@@ -143,8 +143,7 @@ def game_specs(tournament: Tournament, plan: GamePlan, plugins: Plugins, secret:
             at_table = TableDeal(tournament.name, game.name, options, table.label, table.entrants, one,
                                  position_seeds(secret, game.name, table.label, one.number, players),
                                  tournament.limits, sandbox, versions)
-            specs += [at_table.spec(rotation, first_order + len(specs) + rotation - 1)
-                      for rotation in range(1, players + 1)]
+            specs += at_table.specs(first_order + len(specs))
     return specs
 
 
