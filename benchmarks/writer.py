@@ -18,7 +18,7 @@ and ``--against``'s revision taken out with ``git archive``), alternating,
 - **the writer with its rating**: the same with the live ratings' task;
 - **the inserts** and **the rating** alone, in-process: ``Store.add_rows``
   over the chunks, then the rating task's ``add`` over them (what the writer
-  does with each batch), CPU time a game.
+  does with each batch), CPU time a game, the least of three.
 
 The least of the rounds is kept (others' work on a shared machine only ever
 adds). The machine's load average is printed before and after.
@@ -102,7 +102,10 @@ with tempfile.TemporaryDirectory() as folder:
     figures["writer, inserts only"] = writer(os.path.join(folder, "a"), None)
     task = _Rating("trueskill", orders, [])
     figures["writer with its rating"] = writer(os.path.join(folder, "b"), task)
-    figures["inserts (in-process)"], figures["rating (in-process)"], ratings = in_process(os.path.join(folder, "c"))
+    timings = [in_process(os.path.join(folder, f"c{repeat}")) for repeat in range(3)]
+    figures["inserts (in-process)"] = min(inserts for inserts, _, _ in timings)
+    figures["rating (in-process)"] = min(rating for _, rating, _ in timings)
+    ratings = timings[0][2]
     if task.ratings != ratings:
         raise SystemExit("the writer's ratings differ from the rating task's in-process")
 print(json.dumps({"figures": figures, "ratings": ratings}))

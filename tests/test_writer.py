@@ -33,3 +33,25 @@ def test_a_merged_transaction_stops_at_its_size_and_nothing_waits_for_more(monke
     assert next(received) == ([(6,)], 1)
     mine.send(None)
     assert list(received) == []
+
+
+def test_a_batch_of_many_games_stores_every_seat_in_its_place(tmp_path):
+    """Seats go in statements of many rows (64 a statement): 50 games of four seats cross that size twice."""
+    from arena.runs.packed import compress
+    from arena.runs.store import create_or_open
+
+    store = create_or_open(str(tmp_path), {"name": "t", "kind": "tournament", "definition": {}, "plan": {},
+                                           "total": 50})
+    rows = [((f"key{order}", f"t/g/d{order}", "modern-art", "t1", order, 0, order, compress(b"{}"), "1"),
+             tuple((f"bot{(order + seat) % 6}", "v", 10 * seat + order, 1 + (order + seat) % 4, seat % 2)
+                   for seat in range(4)), ())
+            for order in range(50)]
+    try:
+        store.add_rows(rows[:1])
+        store.add_rows(rows[1:])
+        stored = store.seat_results()
+    finally:
+        store.close()
+    assert sorted(stored) == list(range(50))
+    for order, (_, seats, _) in enumerate(rows):
+        assert stored[order] == [(bot, money, rank, faults) for bot, _, money, rank, faults in seats]

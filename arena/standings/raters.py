@@ -111,14 +111,15 @@ class Rater:
         self.games += 1
 
     def _add_trueskill(self, bots: Sequence[str], ranks: Sequence[int]) -> None:
-        current, prior, read = self._current, self._prior, trueskill_ffa.rating_values
-        updated = trueskill_ffa.rate_values([current.get(bot, prior) for bot in bots], ranks)
+        current, prior = self._current, self._prior
+        # the new ratings come back as a trueskill.Rating made from them reports them: what the next game reads
+        updated = trueskill_ffa.rate_values([current.get(bot, prior) for bot in bots], ranks, read=True)
         if len(set(bots)) == len(bots):
-            for bot, (mu, sigma) in zip(bots, updated):
-                current[bot] = read(mu, sigma)
+            current.update(zip(bots, updated))
             return
+        read = trueskill_ffa.rating_values
         for bot in dict.fromkeys(bots):  # a bot in several seats: the mean of its seats' ratings
-            mine = [read(mu, sigma) for other, (mu, sigma) in zip(bots, updated) if other == bot]
+            mine = [rating for other, rating in zip(bots, updated) if other == bot]
             current[bot] = read(sum(mu for mu, _ in mine) / len(mine), sum(sigma for _, sigma in mine) / len(mine))
 
     def _add_library(self, bots: Sequence[str], ranks: Sequence[int]) -> None:

@@ -133,56 +133,60 @@ def rate(ratings: Sequence[MuSigma], ranks: Sequence[int]) -> list[MuSigma]:
     return rate_values([rating_values(mu, sigma) for mu, sigma in ratings], ranks)
 
 
-def rate_values(values: Sequence[MuSigma], ranks: Sequence[int]) -> list[MuSigma]:
+def rate_values(values: Sequence[MuSigma], ranks: Sequence[int], read: bool = False) -> list[MuSigma]:
     """:func:`rate` for ratings already read as a ``trueskill.Rating`` reports them (see :func:`rating_values`).
 
     A rater that keeps each player's rating as :func:`rating_values` of the
-    last result saves the round trip on the way in.
+    last result saves the round trip on the way in; with ``read``, the new
+    ratings come back read that way too (``rating_values(*new)``, computed
+    in the same function: no call a player).
     """
-    shape = _SHAPES.get(tuple(ranks)) if len(ranks) == len(values) else None
+    shape = _SHAPES.get((tuple(ranks), read)) if len(ranks) == len(values) else None
     if shape is None:
         n = len(values)
         if n < 2:
             raise ValueError("Need multiple rating groups")
         if len(ranks) != n:
             raise ValueError("Wrong ranks")
-        shape = _shape(ranks)
+        shape = _shape(ranks, read)
     order, chain = shape
     try:
         return chain(values, *order)
     except ZeroDivisionError:  # a precision of zero (ratings far beyond any game's): the library's infinities
-        return [(rating.mu, rating.sigma) for (rating,) in _library_rate(values, ranks)]
+        new = [(rating.mu, rating.sigma) for (rating,) in _library_rate(values, ranks)]
+        return [rating_values(mu, sigma) for mu, sigma in new] if read else new
 
 
-#: placings seen (a few recur: 24 orders of four players without a draw) -> the players from first to last
-#: placed and the chain that rates them
-_SHAPES: dict[tuple[int, ...], tuple[tuple[int, ...], Callable[..., list[MuSigma]]]] = {}
-#: the chains made, by their draws (``drawn[j]``: placings ``j`` and ``j + 1`` are equal)
-_CHAINS: dict[tuple[bool, ...], Callable[..., list[MuSigma]]] = {}
+#: placings seen (a few recur: 24 orders of four players without a draw), and whether the ratings come back
+#: read -> the players from first to last placed and the chain that rates them
+_SHAPES: dict[tuple[tuple[int, ...], bool], tuple[tuple[int, ...], Callable[..., list[MuSigma]]]] = {}
+#: the chains made, by their draws (``drawn[j]``: placings ``j`` and ``j + 1`` are equal) and reading
+_CHAINS: dict[tuple[tuple[bool, ...], bool], Callable[..., list[MuSigma]]] = {}
 #: the most placings and chains kept (a game of many players can have many)
 _KEPT = 4096
 
 
-def _shape(ranks: Sequence[int]) -> tuple[tuple[int, ...], Callable[..., list[MuSigma]]]:
+def _shape(ranks: Sequence[int], read: bool) -> tuple[tuple[int, ...], Callable[..., list[MuSigma]]]:
     """The order of the players of ``ranks`` from first to last placed (stable, as the library's) and their chain."""
     order = tuple(sorted(range(len(ranks)), key=ranks.__getitem__))
     drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(len(order) - 1)])
-    chain = _CHAINS.get(drawn)
+    chain = _CHAINS.get((drawn, read))
     if chain is None:
-        chain = _make_chain(drawn)
+        chain = _make_chain(drawn, read)
         if len(_CHAINS) < _KEPT:
-            _CHAINS[drawn] = chain
+            _CHAINS[drawn, read] = chain
     if len(_SHAPES) < _KEPT:
-        _SHAPES[tuple(ranks)] = (order, chain)
+        _SHAPES[tuple(ranks), read] = (order, chain)
     return order, chain
 
 
-def _make_chain(drawn: tuple[bool, ...]) -> Callable[..., list[MuSigma]]:
+def _make_chain(drawn: tuple[bool, ...], read: bool = False) -> Callable[..., list[MuSigma]]:
     """The message passing of the chain whose links are ``drawn``, as one function of plain statements.
 
     ``chain(values, seat0, seat1, ...)`` takes every player's ``(mu, sigma)`` and
     the players from first to last placed, and returns each player's new
-    ``(mu, sigma)`` in the order of ``values``. The function is written out
+    ``(mu, sigma)`` in the order of ``values`` (with ``read``, as
+    :func:`rating_values` reads it). The function is written out
     for its number of players and its draws (:func:`_chain_source`) and
     compiled once: every quantity of the factor graph is then a local
     variable, and a sweep is its steps one after another, with no list, tuple
@@ -191,12 +195,12 @@ def _make_chain(drawn: tuple[bool, ...]) -> Callable[..., list[MuSigma]]:
     """
     namespace: dict[str, Any] = {"sqrt": _sqrt, "exp": _exp, "inf": _inf, "drawn_v_w": _drawn,
                                  "precision_error": _precision_error}
-    exec(compile(_chain_source(drawn), f"<trueskill_ffa chain {drawn}>", "exec"), namespace)
+    exec(compile(_chain_source(drawn, read), f"<trueskill_ffa chain {drawn}>", "exec"), namespace)
     chain: Callable[..., list[MuSigma]] = namespace["chain"]
     return chain
 
 
-def _chain_source(drawn: tuple[bool, ...]) -> str:
+def _chain_source(drawn: tuple[bool, ...], read: bool = False) -> str:
     """The source of :func:`_make_chain`'s function for a chain whose links are ``drawn``.
 
     It sends the library's messages in the library's schedule by the
@@ -245,10 +249,12 @@ def _chain_source(drawn: tuple[bool, ...]) -> str:
         steps = [(0, 0)]
     else:
         steps = [(j, 1) for j in range(links - 1)] + [(j, -1) for j in range(links - 1, 0, -1)]
+    sweep: list[str] = []
+    for j, way in steps:
+        _step_source(add, sweep.append, j, way, drawn[j], links)
     add(f"    for _ in range({MOST_SWEEPS}):")
     add("        settled = True")
-    for j, way in steps:
-        _step_source(add, j, way, drawn[j])
+    lines += sweep
     add("        if settled:")
     add("            break")
     # both ends of the chain: sum factor 0 to t0 = d0 + t1, the last one to t{n-1} = t{n-2} - d{n-2}
@@ -272,24 +278,43 @@ def _chain_source(drawn: tuple[bool, ...]) -> str:
         add(f"    cp, ct = (f{i}p + pi) - f{i}p, (f{i}t + pi * mean) - f{i}t")
         add("    a = 1. / (1. + beta2 * cp)")
         add(f"    pi, tau = a{i}p + a * cp, a{i}t + a * ct")
-        add(f"    new[seat{i}] = (tau / pi, sqrt(1 / pi))")
+        if not read:
+            add(f"    new[seat{i}] = (tau / pi, sqrt(1 / pi))")
+            continue
+        add("    mu, sigma = tau / pi, sqrt(1 / pi)")  # and read as a trueskill.Rating(mu, sigma) reports them
+        add("    if sigma == 0:")
+        add("        raise ValueError('sigma**2 should be greater than 0')")
+        add("    pi = sigma ** -2")
+        add("    tau = pi * mu")
+        add(f"    new[seat{i}] = (tau / pi if pi else pi), (sqrt(1 / pi) if pi else inf)")
     add("    return new")
     return "\n".join(lines) + "\n"
 
 
-def _step_source(add: Callable[[str], None], j: int, way: int, tie: bool) -> None:
+def _step_source(before: Callable[[str], None], add: Callable[[str], None], j: int, way: int, tie: bool,
+                 links: int) -> None:
     """One step of a sweep at link ``j``: the library's ``down`` of sum factor ``j``, ``up`` of truncation ``j``
-    and ``up`` of sum factor ``j`` to ``t{j+1}`` (``way`` 1), to ``t{j}`` (-1) or to neither (0: two players)."""
+    and ``up`` of sum factor ``j`` to ``t{j+1}`` (``way`` 1), to ``t{j}`` (-1) or to neither (0: two players).
+
+    What a step reads of a variable that no sweep changes (``t0`` and the
+    message ``l0`` of the first link, ``t{n-1}`` and ``r{n-2}`` of the last)
+    goes ``before`` the sweeps, computed once, with the same operations.
+    """
     k = j + 1
+    fixed_left, fixed_right = j == 0, j == links - 1
+    p0, r0, m0, inv0 = (f"{name}_{j}" if fixed_left else name for name in ("p0", "r0", "m0", "inv0"))
+    p1, r1, m1, inv1 = (f"{name}_{j}" if fixed_right else name for name in ("p1", "r1", "m1", "inv1"))
+    spi, stau = (f"{name}_{j}" if fixed_left and fixed_right else name for name in ("spi", "stau"))
+    add(f"        # sum factor {j} down: d{j} = t{j} - t{k}")
+    for fixed, lines in (
+            (fixed_left, [f"{p0}, {r0} = t{j}p - l{j}p, t{j}t - l{j}t", f"{m0} = 0. + {r0} / {p0}",
+                          f"{inv0} = 1. / {p0}"]),
+            (fixed_right, [f"{p1}, {r1} = t{k}p - r{j}p, t{k}t - r{j}t", f"{m1} = {r1} / {p1}", f"{inv1} = 1. / {p1}"]),
+            (fixed_left and fixed_right, [f"{spi} = 1. / ({inv0} + {inv1})", f"{stau} = {spi} * ({m0} - {m1})"])):
+        for line in lines:
+            before("    " + line) if fixed else add("        " + line)
     body = f"""
-    # sum factor {j} down: d{j} = t{j} - t{k}
-    p0, r0 = t{j}p - l{j}p, t{j}t - l{j}t
-    p1, r1 = t{k}p - r{j}p, t{k}t - r{j}t
-    m0, m1 = 0. + r0 / p0, r1 / p1
-    inv0 = 1. / p0
-    spi = 1. / (inv0 + 1. / p1)
-    stau = spi * (m0 - m1)
-    dp, dt = d{j}p - s{j}p + spi, d{j}t - s{j}t + stau
+    dp, dt = d{j}p - s{j}p + {spi}, d{j}t - s{j}t + {stau}
     # truncation {j} up: the difference is {'drawn (within the draw margin)' if tie else 'won (beyond the draw margin)'}
     cp, ct = dp - q{j}p, dt - q{j}t
     sqrt_pi = sqrt(cp)
@@ -334,19 +359,19 @@ def _step_source(add: Callable[[str], None], j: int, way: int, tie: bool) -> Non
         body += "        if moved > min_delta:\n            settled = False\n"
     else:
         body += change + "    settled = moved <= min_delta\n"
-    body += f"    d{j}p, d{j}t, s{j}p, s{j}t = npi, ntau, spi, stau\n"
+    body += f"    d{j}p, d{j}t, s{j}p, s{j}t = npi, ntau, {spi}, {stau}\n"
     if way:
         body += f"    # sum factor {j} up, to {f't{k} = t{j} - d{j}' if way > 0 else f't{j} = d{j} + t{k}'}\n"
-        body += "    cp, ct = npi - spi, ntau - stau\n"
+        body += f"    cp, ct = npi - {spi}, ntau - {stau}\n"
     if way > 0:
-        body += f"""    pi = 1. / (inv0 + 1. / cp)
-    tau = pi * (m0 - ct / cp)
+        body += f"""    pi = 1. / ({inv0} + 1. / cp)
+    tau = pi * ({m0} - ct / cp)
     t{k}p, t{k}t = t{k}p - r{j}p + pi, t{k}t - r{j}t + tau
     r{j}p, r{j}t = pi, tau
 """
     elif way < 0:
-        body += f"""    pi = 1. / (1. / cp + 1. / p1)
-    tau = pi * (0. + ct / cp + m1)
+        body += f"""    pi = 1. / (1. / cp + {inv1})
+    tau = pi * (0. + ct / cp + {m1})
     t{j}p, t{j}t = t{j}p - l{j}p + pi, t{j}t - l{j}t + tau
     l{j}p, l{j}t = pi, tau
 """
