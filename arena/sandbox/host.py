@@ -137,11 +137,12 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
 
     ``ids`` are the template's user and group ids (mapped to themselves in the
     new user namespace); ``fds`` the game's stdin, stdout and stderr.
+    Each step is checked from outside before the game (:mod:`arena.sandbox.audit`).
     """
     stderr = fds[2] if len(fds) == 3 else 2  # the game's stderr (the runner reads it) until it is fd 2
     try:
         limits.die_with_parent()
-        limits.own_namespaces(ids)
+        limits.own_namespaces(ids, private=False)
         kernel.not_dumpable()  # its template (the same bot, between games) cannot reach it through /proc/PID/mem
         jail.mount_proc()
         jail.fresh_scratch(request["memory_mb"], ids, keep=request.get("keep", []))
@@ -181,6 +182,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     # its games share its network namespace (none made per game) only where the runner asks it and its filter
     # refuses every socket to it and its games: then nothing can be reached, named or changed in it
     no_sockets = limits.sockets_refused()
+    jail.note_shared_memory()  # once: each game's bot drops them without asking the kernel
     games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid
     waiting = selectors.DefaultSelector()
     waiting.register(control, selectors.EVENT_READ)

@@ -234,8 +234,21 @@ def _shared_mappings() -> list[tuple[int, int]]:
     return [(mapping.start, mapping.end) for mapping in shared_mappings()]
 
 
+#: (start, end) of a template's shared mappings, found once before its first game (:func:`note_shared_memory`)
+_noted: list[tuple[int, int]] | None = None
+
+
+def note_shared_memory() -> None:
+    """In a template, before its first game: note its shared mappings (usually none) once, so that each game's
+    bot drops them without asking the kernel again. Its loop maps nothing between games; a game that still
+    holds one (the template's code, the bot's, mapped more) is refused by the runner's check before its game
+    (:mod:`arena.sandbox.audit`)."""
+    global _noted
+    _noted = _shared_mappings()
+
+
 def unmap_shared_memory() -> None:
     """Unmap every shared mapping this process inherited, whatever its protection (a channel between forks:
-    the runtime's code and data are private mappings)."""
-    for start, end in _shared_mappings():
+    the runtime's code and data are private mappings): those its template noted, else those it finds now."""
+    for start, end in _shared_mappings() if _noted is None else _noted:
         _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))

@@ -159,9 +159,14 @@ def enter_namespaces(new_user: bool) -> None:
     own_namespaces(ids if new_user else None)
 
 
-def own_namespaces(ids: tuple[int, int] | None) -> None:
+def own_namespaces(ids: tuple[int, int] | None, private: bool = True) -> None:
     """In new namespaces: map the user ``ids`` (uid, gid: the process's own before its user namespace; None:
-    none made) to themselves, and keep this mount table's changes to itself."""
+    none made) to themselves, and (``private``) keep this mount table's changes to itself.
+
+    A game forked from a template needs no ``private``: its template's mounts are private already (its root
+    was made so before the template's first instruction, and the template, holding no capability over its
+    mount namespace, cannot change that), and a mount namespace made with a new user namespace turns any
+    shared mount it copies into a slave, which sends nothing back to the template."""
     if ids is not None:
         uid, gid = ids
         for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1" % (uid, uid)),
@@ -171,7 +176,8 @@ def own_namespaces(ids: tuple[int, int] | None) -> None:
                 os.write(fd, text)
             finally:
                 os.close(fd)
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    if private:
+        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
 
 
 def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
