@@ -177,6 +177,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     if trim is not None:
         trim(0)  # free heap pages go back: fewer page table entries copied by each game's clone
     control = socket.socket(fileno=int(os.environ.pop("ARENA_CONTROL_FD")))
+    os.environ.pop("LD_BIND_NOW", None)  # the runner's, for this process (see TemplateLauncher): not the bot's
     ids = os.getuid(), os.getgid()
     seal = limits.game_seal()
     # its games share its network namespace (none made per game) only where the runner asks it and its filter

@@ -152,6 +152,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
         output_r, output_w = os.pipe()
         env = bot_environment(self.workdir or HOME, self.extra_env)
         env["ARENA_CONTROL_FD"] = str(theirs.fileno())
+        # every symbol bound when a library is loaded, in the template: none bound lazily in each game (a write to
+        # the library's table, a page copied on write per game); the template takes it out of its environment
+        env["LD_BIND_NOW"] = "1"
         try:
             self.template_process = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,

@@ -19,12 +19,10 @@ stricter). Which calls are refused, and why, is in docs/security.md.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import functools
 import os
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 #: libseccomp's actions: allow, and return an error number
 _ACT_ALLOW = 0x7FFF0000
@@ -59,12 +57,12 @@ LOCK_AND_NOTIFY_COMMANDS = {
 PERSONALITY_BITS = 0x8 | 0x20000
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(NamedTuple):
     """Refuse the calls ``names`` with ``error``, always or when ``when`` holds of their arguments.
 
     ``when``: comparisons ``(argument, op, a, b)`` (libseccomp's ``scmp_arg_cmp``) that must all hold
-    for the call to be refused; several :class:`Refusal` of one call refuse it when any holds.
+    for the call to be refused; several :class:`Refusal` of one call refuse it when any holds. (A named
+    tuple, not a dataclass: every template imports this module, and ``dataclasses`` brings ``inspect``.)
     """
 
     names: tuple[str, ...]
@@ -154,7 +152,9 @@ def _library() -> ctypes.CDLL:
     try:  # by its usual name first: find_library runs ldconfig, slow and absent in a jail
         library = ctypes.CDLL("libseccomp.so.2", use_errno=True)
     except OSError:
-        name = ctypes.util.find_library("seccomp")
+        from ctypes.util import find_library  # only here: it brings subprocess into every template
+
+        name = find_library("seccomp")
         if name is None:
             raise Unavailable("libseccomp not found (install libseccomp2)") from None
         library = ctypes.CDLL(name, use_errno=True)
