@@ -13,8 +13,9 @@ and ``--against``'s revision taken out with ``git archive``), alternating,
 ``--rounds`` times each:
 
 - **the writer, inserts only**: a real :class:`~arena.runs.writer.StoreWriter`
-  on a new store is sent every chunk and closed; its process's CPU time
-  (``RUSAGE_CHILDREN``) a game;
+  on a new store is sent the chunks at ``--rate`` games a second (as a run's
+  main process sends batches as games finish: the writer's transactions
+  depend on it) and closed; its process's CPU time (``RUSAGE_CHILDREN``) a game;
 - **the writer with its rating**: the same with the live ratings' task;
 - **the inserts** and **the rating** alone, in-process: ``Store.add_rows``
   over the chunks, then the rating task's ``add`` over them (what the writer
@@ -23,7 +24,7 @@ and ``--against``'s revision taken out with ``git archive``), alternating,
 The least of the rounds is kept (others' work on a shared machine only ever
 adds). The machine's load average is printed before and after.
 
-    python benchmarks/writer.py                      # 1,000 deals (4,000 games) against HEAD
+    python benchmarks/writer.py                      # 500 deals (2,000 games) against HEAD
     python benchmarks/writer.py --against 4ab55ed --rounds 7
 """
 
@@ -52,6 +53,7 @@ from arena.runs.store import create_or_open
 from arena.runs.writer import StoreWriter
 from arena.standings.live_ratings import _Rating
 
+PACE = float(sys.argv[2])
 with open(sys.argv[1], "rb") as handle:
     pieces = pickle.load(handle)
 chunks = [pickle.loads(piece) for piece in pieces]
@@ -74,6 +76,7 @@ def writer(folder, task):
     process = StoreWriter(os.path.join(folder, "results.sqlite"), task)
     for piece in pieces:
         process.add([], [piece])
+        time.sleep(PACE)  # as a run's main process hands batches over, as the games come
     process.close()
     spent = children_cpu() - began
     store.close()
@@ -143,10 +146,11 @@ def code_tree(folder: str, revision: str) -> str:
     return folder
 
 
-def measure(tree: str, chunks: str, folder: str) -> dict[str, Any]:
-    """One round of :data:`CHILD` with ``tree``'s ``arena`` first on the path."""
+def measure(tree: str, chunks: str, folder: str, pace: float) -> dict[str, Any]:
+    """One round of :data:`CHILD` with ``tree``'s ``arena`` first on the path, a batch every ``pace`` seconds."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([tree, os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", CHILD, chunks], cwd=folder, env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", CHILD, chunks, str(pace)], cwd=folder, env=env, capture_output=True,
+                          text=True)
     if done.returncode:
         raise SystemExit(f"timing {tree} failed:\n{done.stderr}")
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
@@ -155,8 +159,9 @@ def measure(tree: str, chunks: str, folder: str) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=1000, help="deals of Modern Art to play once (4 games each)")
-    parser.add_argument("--chunk", type=int, default=128, help="games a batch, as a local worker's chunk")
+    parser.add_argument("--deals", type=int, default=500, help="deals of Modern Art to play once (4 games each)")
+    parser.add_argument("--chunk", type=int, default=96, help="games a batch (a run's hold 50-170)")
+    parser.add_argument("--rate", type=float, default=2000.0, help="games/s the writer is sent (a batch at a time)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each tree, alternating; the least is kept")
     parser.add_argument("--against", default="HEAD", help="the revision to compare with (default HEAD)")
     args = parser.parse_args()
@@ -168,13 +173,14 @@ def main() -> None:
         ratings: dict[str, Any] = {}
         for _ in range(args.rounds):
             for name, tree in trees.items():
-                result = measure(tree, chunks, folder)
+                result = measure(tree, chunks, folder, args.chunk / args.rate)
                 ratings[name] = result["ratings"]
                 for figure, value in result["figures"].items():
                     best[name][figure] = min(value, best[name].get(figure, value))
     before, now = best[args.against], best["now"]
     games = args.deals * 4
-    print(f"CPU us a game, least of {args.rounds} rounds ({games} games, batches of {args.chunk}):")
+    print(f"CPU us a game, least of {args.rounds} rounds ({games} games, batches of {args.chunk}, "
+          f"{args.rate:,.0f} games/s):")
     width = max(len(figure) for figure in now)
     print(f"{'':<{width}}  {args.against[:10]:>10}  {'now':>10}  ratio")
     for figure in now:

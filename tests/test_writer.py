@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import pickle
+import threading
+import time
 
 from arena.runs import writer
 
@@ -21,18 +23,26 @@ def test_batches_already_waiting_are_stored_in_one_transaction_in_order():
     assert list(writer._received(theirs)) == [([(1,), (2,), (3,), (4,), (5,)], 3)]
 
 
-def test_a_merged_transaction_stops_at_its_size_and_nothing_waits_for_more(monkeypatch):
+def test_a_transaction_gathers_batches_up_to_its_sizes_and_a_stop_ends_the_wait(monkeypatch):
     monkeypatch.setattr(writer, "MERGED_GAMES", 3)
+    monkeypatch.setattr(writer, "GATHER_GAMES", 2)
+    monkeypatch.setattr(writer, "GATHER_SECONDS", 30.0)
     mine, theirs = multiprocessing.Pipe()
     for batch in (_batch(1, 2), _batch(3), _batch(4), _batch(5)):
         mine.send(batch)
     received = writer._received(theirs)
     assert next(received) == ([(1,), (2,), (3,)], 2)  # full: the batches behind wait for the next transaction
-    assert next(received) == ([(4,), (5,)], 2)
-    mine.send(_batch(6))  # sent only now: stored alone, as soon as it comes
-    assert next(received) == ([(6,)], 1)
-    mine.send(None)
-    assert list(received) == []
+    assert next(received) == ([(4,), (5,)], 2)  # enough gathered: nothing more is waited for
+    mine.send(_batch(6))
+    later = threading.Timer(0.05, mine.send, [_batch(7)])  # under GATHER_GAMES: the writer waits for it
+    later.start()
+    assert next(received) == ([(6,), (7,)], 2)
+    later.join()
+    mine.send(_batch(8))
+    mine.send(None)  # the run stops: what was gathered is stored at once, the stop ends the batches
+    began = time.monotonic()
+    assert list(received) == [([(8,)], 1)]
+    assert time.monotonic() - began < 10  # not the 30 s a transaction may wait to be gathered
 
 
 def test_a_batch_of_many_games_stores_every_seat_in_its_place(tmp_path):
