@@ -14,7 +14,9 @@ For random self-play Modern Art (four seats, ``--sandbox none``):
    (at ``-j 1`` it has the second core), and the main process's start and end
    run alone at any ``-j``: the ceilings ``2 w / (w + o)`` and
    ``(s + w) / (s + (w + o) / 2)`` follow (``w`` the workers, ``o`` the rest
-   while playing, ``s`` the main process before and after). CPU times, not
+   while playing, ``s`` the main process before and after), and the wall time
+   before the run loop starts its processes and after they stop, which no
+   worker plays at any ``-j``. CPU times, not
    wall times: others' work on a shared machine barely moves them. The
    coordinator's target: the main process of ``-j 2`` at most 50 us a game
    while playing. ``--profile FOLDER`` writes each process's cProfile there.
@@ -84,9 +86,11 @@ from arena.runs import loop
 from arena.runs import run as runner
 real_schedule = loop.run_schedule
 def run_schedule(specs, *args, **kwargs):
-    began = time.process_time()
+    began, wall = time.process_time(), time.time()
     outcome = profiled("main-loop", lambda: real_schedule(specs, *args, **kwargs))
     note(f"main-loop {time.process_time() - began} {outcome.played}")
+    note(f"wall-loop {time.time() - wall}")
+    note(f"wall-before {wall}")
     return outcome
 runner.run_schedule = run_schedule
 from arena.cli import cli
@@ -110,6 +114,8 @@ class Cpu(NamedTuple):
     others: dict[str, float]  # every other process by name (the store writer, a rating process)
     games: int
     bytes_a_game: float
+    before: float = 0.0  # wall seconds from the command's start to its run loop's (workers not started yet)
+    after: float = 0.0  # wall seconds from the run loop's end (every game stored) to the command's exit
 
     @property
     def beside(self) -> float:
@@ -132,8 +138,10 @@ def probe(path: str, jobs: int, profile: str | None = None) -> Cpu:
     with contextlib.suppress(FileNotFoundError):
         os.remove(cpu_file)
     env = {**os.environ, "SCALE_CPU": cpu_file, **({"SCALE_PROFILE": profile} if profile else {})}
+    started = time.time()
     subprocess.run([sys.executable, "-c", PROBE_SCRIPT, "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)],
                    cwd=folder, capture_output=True, text=True, check=True, env=env)
+    ended = time.time()
     seconds: dict[str, float] = {}
     games = 0
     with open(cpu_file) as handle:
@@ -142,13 +150,15 @@ def probe(path: str, jobs: int, profile: str | None = None) -> Cpu:
             seconds[name] = seconds.get(name, 0.0) + float(value)
             if rest:
                 games = int(rest[0])
+    loop_began, loop_wall = seconds.pop("wall-before"), seconds.pop("wall-loop")
     name = os.path.splitext(os.path.basename(path))[0]
     store = os.path.join(folder, "results", name, "results.sqlite")
     size = sum(os.path.getsize(store + suffix) for suffix in ("", "-wal") if os.path.exists(store + suffix))
     per_game = {key: value / games * 1e6 for key, value in seconds.items()}
     workers = sum(value for key, value in per_game.items() if key.startswith("worker-"))
     others = {key: value for key, value in per_game.items() if not key.startswith(("worker-", "main"))}
-    return Cpu(workers, per_game["main-loop"], per_game["main"] - per_game["main-loop"], others, games, size / games)
+    return Cpu(workers, per_game["main-loop"], per_game["main"] - per_game["main-loop"], others, games, size / games,
+               loop_began - started, ended - loop_began - loop_wall)
 
 
 def cpu_table(runs: dict[int, Cpu]) -> str:
@@ -162,7 +172,9 @@ def cpu_table(runs: dict[int, Cpu]) -> str:
                                                                    for cpu in runs.values())),
             ("main, before and after", *(f"{cpu.main_rest:.1f}" for cpu in runs.values())),
             ("ceiling of -j 2 / -j 1 while playing: 2w/(w+others)", *(f"{cpu.ceiling():.2f}" for cpu in runs.values())),
-            ("the same end to end (main's start and end alone)", *(f"{cpu.end_to_end():.2f}" for cpu in runs.values()))]
+            ("the same end to end (main's start and end alone)", *(f"{cpu.end_to_end():.2f}" for cpu in runs.values())),
+            ("wall ms before the run loop (alone at any -j)", *(f"{1000 * cpu.before:.0f}" for cpu in runs.values())),
+            ("wall ms after it (alone at any -j)", *(f"{1000 * cpu.after:.0f}" for cpu in runs.values()))]
     width = max(len(row[0]) for row in rows)
     lines = [f"{'CPU us a game':<{width}}  " + "  ".join(f"{'-j ' + str(jobs):>8}" for jobs in runs)]
     lines += [f"{row[0]:<{width}}  " + "  ".join(f"{cell:>8}" for cell in row[1:]) for row in rows]
