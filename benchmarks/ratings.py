@@ -140,11 +140,9 @@ def update_costs(games: list, repeat: int) -> tuple[float, float]:
 
     def with_ours() -> dict:
         current: dict = {}
-        prior, read, update = trueskill_ffa.rating_values(25.0, 25 / 3), trueskill_ffa.rating_values, \
-            trueskill_ffa.rate_values
-        for _, _, _, seated, ranks, _ in games:
-            for bot, (mu, sigma) in zip(seated, update([current.get(bot, prior) for bot in seated], ranks)):
-                current[bot] = read(mu, sigma)
+        prior, update = trueskill_ffa.rating_values(25.0, 25 / 3), trueskill_ffa.rate_values
+        for _, _, _, seated, ranks, _ in games:  # the new ratings read back as a trueskill.Rating reports them
+            current.update(zip(seated, update([current.get(bot, prior) for bot in seated], ranks, read=True)))
         return current
 
     assert with_library() == with_ours(), "arena's update disagrees with the library's"
