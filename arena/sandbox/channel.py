@@ -8,6 +8,11 @@ what a bot wrote beyond the line asked for is stale (``resync``) and dropped
 before the next message. A forked game's channel also watches its template's
 control socket (``extra``), so that what the template says during a game is
 read at once.
+
+An exchange is three system calls here, the fewest a wait with a time-out
+allows: one ``write`` of the whole message (the pipe holds 64 KiB; a longer
+one is finished in pieces), one ``epoll`` wait (:meth:`LineChannel.pump`),
+one ``read`` of the answer.
 """
 
 from __future__ import annotations
@@ -61,12 +66,14 @@ class LineChannel:
             self._forget(self.extra)
         self.extra = None
 
-    def write(self, data: memoryview) -> memoryview:
-        """Write what the pipe takes now; what is left (``OSError`` when the bot closed its stdin)."""
+    def write(self, data: bytes | memoryview) -> bytes | memoryview:
+        """Write what the pipe takes now; what is left, empty when all went (``OSError`` when the bot closed its
+        stdin). A message the pipe takes whole (nearly all) is written with one call and no copy."""
         try:
-            return data[os.write(self.stdin, data):]
+            written = os.write(self.stdin, data)
         except BlockingIOError:
             return data
+        return memoryview(data)[written:] if written < len(data) else b""
 
     def wait(self, timeout: float, writable: bool = False) -> list[str]:
         """Wait up to ``timeout`` seconds; which of the descriptors are ready (``writable``: stdin too), an
@@ -79,6 +86,21 @@ class LineChannel:
         finally:
             if writable:
                 self._forget(self.stdin)
+
+    def pump(self, timeout: float) -> str | None:
+        """Wait up to ``timeout`` seconds for the bot, and take what is ready: its stdout into the reply buffer,
+        its stderr into its capture. None, or what the seat must see to: :data:`STDOUT` at end of file (the
+        bot closed it), :data:`EXTRA` when the extra descriptor can be read. Each descriptor is watched
+        level-triggered, so what comes after a returned event is reported by the next wait."""
+        for fd, _ in self.poller.poll(timeout):
+            if fd == self.stdout:
+                if not self.read_stdout():
+                    return STDOUT
+            elif fd == self.stderr:
+                self.drain_stderr()
+            elif fd == self.extra:
+                return EXTRA
+        return None
 
     def read_stdout(self) -> bool:
         """Append what the bot wrote to the reply buffer; False at end of file."""

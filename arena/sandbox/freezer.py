@@ -99,7 +99,7 @@ class Freezer:
 
 def usage_ns(cpu_stat: int) -> int:
     """The CPU time (ns) a cgroup's open ``cpu.stat`` counts: every process and thread ever in it."""
-    return int(os.pread(cpu_stat, 64, 0).split(b"\n", 1)[0].split()[1]) * 1000
+    return int(os.pread(cpu_stat, 64, 0).split(None, 2)[1]) * 1000  # the first line: usage_usec N
 
 
 class TemplateCell:

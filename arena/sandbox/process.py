@@ -53,6 +53,15 @@ DUMP_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 READY = {"type": "ready"}
 
 
+def encode(message: dict[str, Any]) -> bytes:
+    """``message`` as one JSON line. orjson's path for keys that are not strings costs about a sixth more on
+    every message, so it is taken only for a message that has such keys (the same bytes either way)."""
+    try:
+        return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return orjson.dumps(message, option=DUMP_OPTIONS)
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -173,26 +182,28 @@ class ProcessBot:
         """CPU time the bot has used (:meth:`BotClock.cpu_ns`)."""
         return self.timing.cpu_ns(self.launcher.cgroup, self.launcher.cell)
 
-    def _pause(self) -> None:
-        """Stop every process of the bot until it is asked again (:class:`Freezer`)."""
-        awake_here().discard(self)
+    def _pause(self, awake: set[ProcessBot] | None = None) -> None:
+        """Stop every process of the bot until it is asked again (:class:`Freezer`); ``awake``: this thread's
+        :func:`awake_here`, when the caller has it."""
+        (awake_here() if awake is None else awake).discard(self)
         launcher = self.launcher
         self.freezer.pause(launcher.cgroup, launcher.cell, launcher.pid if launcher.process is not None else None)
 
-    def _resume(self) -> None:
+    def _resume(self, awake: set[ProcessBot] | None = None) -> None:
         """Let the bot run; it stays awake after answering until another bot of this thread is asked."""
         if self.isolate:
-            awake_here().add(self)
-        self.freezer.resume(self.launcher.cgroup, self.launcher.cell)
+            (awake_here() if awake is None else awake).add(self)
+        launcher = self.launcher
+        self.freezer.resume(launcher.cgroup, launcher.cell)
 
-    def _pause_others(self) -> None:
-        """Stop the bots of this thread's game left awake after their answers, before this one is asked."""
-        awake = awake_here()
+    def _pause_others(self, awake: set[ProcessBot]) -> None:
+        """Stop the bots of this thread's game left awake (``awake``) after their answers, before this one is
+        asked."""
         for bot in [bot for bot in awake if bot is not self]:
             if bot.process is None:
                 awake.discard(bot)
             else:
-                bot._pause()
+                bot._pause(awake)
 
     # -- ending a game --
 
@@ -245,19 +256,19 @@ class ProcessBot:
 
     # -- the exchange --
 
-    def _send(self, message: dict[str, Any], deadline: float) -> None:
+    def _send(self, message: dict[str, Any], deadline: float, awake: set[ProcessBot] | None = None) -> None:
         """Write ``message`` and let the bot run: written first while it is stopped, so that one wake-up
         finds it (a message longer than the pipe holds is finished once the bot runs)."""
-        data = memoryview(orjson.dumps(message, option=DUMP_OPTIONS))
+        channel = self.channel
         try:
-            data = self.channel.write(data)
+            data = channel.write(encode(message))
         except OSError:
-            self._resume()
+            self._resume(awake)
             raise self._crash("closed its standard input") from None
-        self._resume()
+        self._resume(awake)
         while data:
             try:
-                data = self.channel.write(data)
+                data = channel.write(data)
             except OSError:
                 raise self._crash("closed its standard input") from None
             if data:
@@ -285,8 +296,13 @@ class ProcessBot:
             elif what == STDOUT:
                 if not self.channel.read_stdout():
                     raise self._crash("closed its standard output")
-            elif what == EXTRA and not self.launcher.heard():
-                raise self._crash("ended during the game")
+            elif what == EXTRA:
+                self._heard()
+
+    def _heard(self) -> None:
+        """The launcher's own descriptor can be read: a crash when the game's bot is gone with it."""
+        if not self.launcher.heard():
+            raise self._crash("ended during the game")
 
     def _crash(self, what: str) -> BotCrashed:
         """The crash fault for a bot that is gone or broke the pipe: kill, reap, explain."""
@@ -317,45 +333,59 @@ class ProcessBot:
         return BotCrashed(detail)
 
     def _exchange(self, message: dict[str, Any], limit_ms: float, what: str) -> tuple[Any, float]:
-        """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged."""
-        channel = self.channel
+        """Send ``message``, read one reply line within ``limit_ms``; the parsed reply and the time charged.
+
+        The runner's part of a decision, kept to what each one needs: one write, one wait, one read and one
+        reading of the bot's clock (its cgroup's ``cpu.stat``) after the answer; the clock is read again only
+        when a wait ends without a whole line (to time the bot out).
+        """
+        launcher = self.launcher
+        channel = launcher.channel
+        assert channel is not None, "the bot has no process"
         if channel.resync:
             channel.discard_stale()
-        if self.isolate:
-            self._pause_others()
-        # CPU since the bot's last answer counts too: it may run on until another bot is asked (the CPU
-        # clock of a process without a cgroup counts from its first answer, as before it only waited to start)
-        cgroup = self.launcher.cgroup
-        cgroup_clock = cgroup is not None and cgroup.core
         timing = self.timing
-        cpu_before = timing.mark if cgroup_clock or (self.isolate and timing.mark) else self.cpu_ns()
-        if self.isolate and self.has_cpu_clock:
-            needed = sandbox_limits.cpu_backstop_seconds(cpu_before - timing.origin, limit_ms)
-            if needed > self.cpu_backstop_s:
-                self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(self.launcher.limited_pid(), needed)
+        cgroup = launcher.cgroup
+        cgroup_clock = cgroup is not None and cgroup.core is not None
+        awake = None
+        if self.isolate:
+            awake = awake_here()
+            if awake:
+                self._pause_others(awake)
+            # CPU since the bot's last answer counts too: it may run on until another bot is asked (the CPU
+            # clock of a process without a cgroup counts from its first answer, as before it only waited to start)
+            cpu_before = timing.mark if cgroup_clock or timing.mark else self.cpu_ns()
+            # RLIMIT_CPU's backstop, moved up (rarely) when this decision may use more; ceil(x) > n is x > n
+            if timing.cpu and (cpu_before - timing.origin) / 1e9 + limit_ms / 1000 > self.cpu_backstop_s:
+                needed = sandbox_limits.cpu_backstop_seconds(cpu_before - timing.origin, limit_ms)
+                self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(launcher.limited_pid(), needed)
+        else:
+            cpu_before = self.cpu_ns()
         began = time.perf_counter()
-        wall_cap = began + limit_ms * self.wall_factor / 1000
-        self._send(message, wall_cap)
-        waited = False
-        while True:
-            line = channel.line()
-            if line is not None:
-                break
+        self._send(message, began + limit_ms * timing.wall_factor / 1000, awake)
+        # a line can be here already only if the bot wrote while a long message was being written
+        line = channel.line() if channel.buffer else None
+        cpu_ms = 0.0  # the clock is not read before the first wait
+        while line is None:
             if len(channel.buffer) > MAX_LINE:
                 self._stop()
                 error = BotMalformed(f"{what}: a reply longer than {MAX_LINE} bytes without a newline")
                 error.stops_seat = True
                 raise error
-            cpu_ms = (self.cpu_ns() - cpu_before) / 1e6 if waited else 0.0  # no clock read before the first wait
             wall_ms = (time.perf_counter() - began) * 1000
             charged = timing.charged(cpu_ms, wall_ms)
             if charged > limit_ms:
                 raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
-            wait = max((limit_ms - charged) / 2000, 0.001)
-            waited = True
-            self._take(channel.wait(wait))
-        timing.mark = self.cpu_ns()
-        cpu_ms = (timing.mark - cpu_before) / 1e6
+            news = channel.pump(max((limit_ms - charged) / 2000, 0.001))
+            if news == STDOUT:
+                raise self._crash("closed its standard output")
+            if news == EXTRA:
+                self._heard()
+            line = channel.line()
+            if line is None:
+                cpu_ms = (self.cpu_ns() - cpu_before) / 1e6
+        timing.mark = mark = timing.cpu_ns(cgroup, launcher.cell)
+        cpu_ms = (mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
         if cgroup_clock:  # seen computing between its turns: frozen between them from now on
             self.freezer.judge(timing.unexplained_ns(wall_ms))
@@ -394,9 +424,10 @@ class ProcessBot:
 
     def decide(self, request: dict[str, Any], limit_ms: float) -> tuple[Any, float]:
         """Send the ``decide`` message and return the bot's reply and the time charged (ms)."""
-        if self.process is None:
+        if self.launcher.process is None:
             raise BotCrashed("is not running")
-        message = request.full() if hasattr(request, "full") else request
+        full = getattr(request, "full", None)
+        message = full() if full is not None else request
         return self._exchange(message, limit_ms, message["decision"])
 
     def end(self, info: dict[str, Any]) -> None:
