@@ -149,59 +149,60 @@ def rate_values(values: Sequence[MuSigma], ranks: Sequence[int], read: bool = Fa
         if len(ranks) != n:
             raise ValueError("Wrong ranks")
         shape = _shape(ranks, read)
-    order, chain = shape
+    args, chain = shape
     try:
-        return chain(values, *order)
+        return chain(values, *args)
     except ZeroDivisionError:  # a precision of zero (ratings far beyond any game's): the library's infinities
         new = [(rating.mu, rating.sigma) for (rating,) in _library_rate(values, ranks)]
         return [rating_values(mu, sigma) for mu, sigma in new] if read else new
 
 
 #: placings seen (a few recur: 24 orders of four players without a draw), and whether the ratings come back
-#: read -> the players from first to last placed and the chain that rates them
+#: read -> the chain's arguments (the players from first to last placed, then which neighbours drew) and chain
 _SHAPES: dict[tuple[tuple[int, ...], bool], tuple[tuple[int, ...], Callable[..., list[MuSigma]]]] = {}
-#: the chains made, by their draws (``drawn[j]``: placings ``j`` and ``j + 1`` are equal) and reading
-_CHAINS: dict[tuple[tuple[bool, ...], bool], Callable[..., list[MuSigma]]] = {}
-#: the most placings and chains kept (a game of many players can have many)
+#: the chains made, by players and reading (one a number of players: 2-3 ms to write out and compile)
+_CHAINS: dict[tuple[int, bool], Callable[..., list[MuSigma]]] = {}
+#: the most placings kept (a game of many players can have many)
 _KEPT = 4096
 
 
 def _shape(ranks: Sequence[int], read: bool) -> tuple[tuple[int, ...], Callable[..., list[MuSigma]]]:
-    """The order of the players of ``ranks`` from first to last placed (stable, as the library's) and their chain."""
-    order = tuple(sorted(range(len(ranks)), key=ranks.__getitem__))
-    drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(len(order) - 1)])
-    chain = _CHAINS.get((drawn, read))
+    """The chain's arguments for ``ranks``: the order of its players from first to last placed (stable, as the
+    library's), then per pair of neighbours in that order whether they drew; and the chain."""
+    n = len(ranks)
+    order = tuple(sorted(range(n), key=ranks.__getitem__))
+    drawn = tuple([ranks[order[j]] == ranks[order[j + 1]] for j in range(n - 1)])
+    chain = _CHAINS.get((n, read))
     if chain is None:
-        chain = _make_chain(drawn, read)
-        if len(_CHAINS) < _KEPT:
-            _CHAINS[drawn, read] = chain
+        chain = _CHAINS[n, read] = _make_chain(n, read)
     if len(_SHAPES) < _KEPT:
-        _SHAPES[tuple(ranks), read] = (order, chain)
-    return order, chain
+        _SHAPES[tuple(ranks), read] = (order + drawn, chain)
+    return order + drawn, chain
 
 
-def _make_chain(drawn: tuple[bool, ...], read: bool = False) -> Callable[..., list[MuSigma]]:
-    """The message passing of the chain whose links are ``drawn``, as one function of plain statements.
+def _make_chain(n: int, read: bool = False) -> Callable[..., list[MuSigma]]:
+    """The message passing of a chain of ``n`` players, as one function of plain statements.
 
-    ``chain(values, seat0, seat1, ...)`` takes every player's ``(mu, sigma)`` and
-    the players from first to last placed, and returns each player's new
-    ``(mu, sigma)`` in the order of ``values`` (with ``read``, as
-    :func:`rating_values` reads it). The function is written out
-    for its number of players and its draws (:func:`_chain_source`) and
-    compiled once: every quantity of the factor graph is then a local
-    variable, and a sweep is its steps one after another, with no list, tuple
-    or branch between the messages (a loop over the steps, reading and writing
-    each link's state as a tuple, spent a fifth of the update moving numbers about).
+    ``chain(values, seat0, seat1, ..., tie0, tie1, ...)`` takes every
+    player's ``(mu, sigma)``, the players from first to last placed and per
+    neighbours in that order whether they drew, and returns each player's
+    new ``(mu, sigma)`` in the order of ``values`` (with ``read``, as
+    :func:`rating_values` reads it). The function is written out for its
+    number of players (:func:`_chain_source`) and compiled once: every
+    quantity of the factor graph is then a local variable, and a sweep is its
+    steps one after another, with no list or tuple between the messages (a
+    loop over the steps, reading and writing each link's state as a tuple,
+    spent a fifth of the update moving numbers about).
     """
     namespace: dict[str, Any] = {"sqrt": _sqrt, "exp": _exp, "inf": _inf, "drawn_v_w": _drawn,
                                  "precision_error": _precision_error}
-    exec(compile(_chain_source(drawn, read), f"<trueskill_ffa chain {drawn}>", "exec"), namespace)
+    exec(compile(_chain_source(n, read), f"<trueskill_ffa chain of {n}>", "exec"), namespace)
     chain: Callable[..., list[MuSigma]] = namespace["chain"]
     return chain
 
 
-def _chain_source(drawn: tuple[bool, ...], read: bool = False) -> str:
-    """The source of :func:`_make_chain`'s function for a chain whose links are ``drawn``.
+def _chain_source(n: int, read: bool = False) -> str:
+    """The source of :func:`_make_chain`'s function for ``n`` players.
 
     It sends the library's messages in the library's schedule by the
     library's arithmetic, op for op (the constants written as ``repr`` of
@@ -222,9 +223,8 @@ def _chain_source(drawn: tuple[bool, ...], read: bool = False) -> str:
     more than ``MIN_DELTA`` (the library's largest change, found without
     computing the changes of a sweep that has already moved more), or after ``MOST_SWEEPS``.
     """
-    n = len(drawn) + 1
     links = n - 1
-    places = ", ".join(f"seat{i}" for i in range(n))
+    places = ", ".join([f"seat{i}" for i in range(n)] + [f"tie{j}" for j in range(links)])
     constants = {"beta2": _BETA2, "tau2": _TAU2, "margin": DRAW_MARGIN, "root2": _SQRT2, "pdf_scale": _PDF_SCALE,
                  "min_delta": MIN_DELTA}
     lines = [f"def chain(values, {places}, sqrt=sqrt, exp=exp, inf=inf, drawn_v_w=drawn_v_w,"
@@ -251,7 +251,7 @@ def _chain_source(drawn: tuple[bool, ...], read: bool = False) -> str:
         steps = [(j, 1) for j in range(links - 1)] + [(j, -1) for j in range(links - 1, 0, -1)]
     sweep: list[str] = []
     for j, way in steps:
-        _step_source(add, sweep.append, j, way, drawn[j], links)
+        _step_source(add, sweep.append, j, way, links)
     add(f"    for _ in range({MOST_SWEEPS}):")
     add("        settled = True")
     lines += sweep
@@ -291,8 +291,7 @@ def _chain_source(drawn: tuple[bool, ...], read: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _step_source(before: Callable[[str], None], add: Callable[[str], None], j: int, way: int, tie: bool,
-                 links: int) -> None:
+def _step_source(before: Callable[[str], None], add: Callable[[str], None], j: int, way: int, links: int) -> None:
     """One step of a sweep at link ``j``: the library's ``down`` of sum factor ``j``, ``up`` of truncation ``j``
     and ``up`` of sum factor ``j`` to ``t{j+1}`` (``way`` 1), to ``t{j}`` (-1) or to neither (0: two players).
 
@@ -315,28 +314,26 @@ def _step_source(before: Callable[[str], None], add: Callable[[str], None], j: i
             before("    " + line) if fixed else add("        " + line)
     body = f"""
     dp, dt = d{j}p - s{j}p + {spi}, d{j}t - s{j}t + {stau}
-    # truncation {j} up: the difference is {'drawn (within the draw margin)' if tie else 'won (beyond the draw margin)'}
+    # truncation {j} up: the difference is drawn (within the draw margin) or won (beyond it)
     cp, ct = dp - q{j}p, dt - q{j}t
     sqrt_pi = sqrt(cp)
     diff, dm = ct / sqrt_pi, margin * sqrt_pi
-"""
-    if tie:
-        body += "    v, w = drawn_v_w(diff, dm)\n"
+    if tie{j}:
+        v, w = drawn_v_w(diff, dm)
     else:  # the library's v_win and w_win: its cdf (through its erfc) and pdf, written out
-        body += """    x = diff - dm
-    z = -x / root2
-    za = z if z >= 0. else -z
-    e = 1. / (1. + za * 0.5)
-    r = e * exp(-za * za - 1.26551223 + e * (1.00002368 + e * (0.37409196 + e * (0.09678418 + e * (
-        -0.18628806 + e * (0.27886807 + e * (-1.13520398 + e * (1.48851587 + e * (
-            -0.82215223 + e * 0.17087277)))))))))
-    denom = 0.5 * (2. - r if z < 0. else r)
-    v = (pdf_scale * exp(-(x ** 2 * 0.5)) / denom) if denom else -x
-    w = v * (v + x)
-    if not 0. < w < 1.:
-        raise precision_error()
-"""
-    body += f"""    scale = 1. - w
+        x = diff - dm
+        z = -x / root2
+        za = z if z >= 0. else -z
+        e = 1. / (1. + za * 0.5)
+        r = e * exp(-za * za - 1.26551223 + e * (1.00002368 + e * (0.37409196 + e * (0.09678418 + e * (
+            -0.18628806 + e * (0.27886807 + e * (-1.13520398 + e * (1.48851587 + e * (
+                -0.82215223 + e * 0.17087277)))))))))
+        denom = 0.5 * (2. - r if z < 0. else r)
+        v = (pdf_scale * exp(-(x ** 2 * 0.5)) / denom) if denom else -x
+        w = v * (v + x)
+        if not 0. < w < 1.:
+            raise precision_error()
+    scale = 1. - w
     npi, ntau = cp / scale, (ct + sqrt_pi * v) / scale
     q{j}p, q{j}t = npi + q{j}p - dp, ntau + q{j}t - dt
 """
