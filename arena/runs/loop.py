@@ -157,10 +157,8 @@ class _Sink:
 
     def __init__(self, store: Store, outcome: RunOutcome, progress: Progress,
                  on_game: Callable[[FinishedGame], None] | None, run_log: RunLog | None = None,
-                 writer: StoreWriter | None = None, expected: int | None = None) -> None:
+                 writer: StoreWriter | None = None) -> None:
         self.store = store
-        #: games to receive in all (when known): the last batch's worth is handed to the writer chunk by chunk
-        self.expected = expected
         self.writer = writer
         self.outcome = outcome
         self.progress = progress
@@ -213,15 +211,8 @@ class _Sink:
         if on_game is not None:
             for game in finished:
                 on_game(game)
-        if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS or self._last_games():
+        if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
-
-    def _last_games(self) -> bool:
-        """Whether less than a batch's worth of games is still to come: a local worker's chunks then go to the
-        writer as they come, so that what it stores after the last game is the last chunk (the last chunks are
-        small), not the last 0.1 s of games (up to 256: ~15 ms of the writer's alone after the last game)."""
-        outcome = self.outcome
-        return self.expected is not None and self.expected - outcome.played - len(outcome.failed) < BATCH_GAMES
 
     def flush(self) -> None:
         """Store the games waiting, in one transaction; then write their log lines, made where they were played."""
@@ -331,7 +322,7 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
         # games played elsewhere are stored by a process of its own (arena.runs.writer); in-process, here
         if not isinstance(pool, InlinePool):
             writer = StoreWriter(store.path, writer_task)
-        sink = _Sink(store, outcome, progress, on_game, run_log, writer, expected=len(pending))
+        sink = _Sink(store, outcome, progress, on_game, run_log, writer)
         with _stop_on_signals(pool, outcome):
             try:
                 outcome.interrupted = pool.run(handed_out(), sink, len(pending), table=pending)
