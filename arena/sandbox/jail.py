@@ -151,6 +151,10 @@ def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) ->
     os.chdir(root)
     _pivot_root(".", ".")  # the old root now lies on top of the new one: take it away
     _umount(".")
+    # the root's own tmpfs read-only (its superblock: only its owner may make it writable again, never a game in
+    # a user namespace below): it holds mount points only, and a Python bot's games share it with their template,
+    # so that anything written there would be read by the next game (a runner that is not root owns it)
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(HOME)
 
 

@@ -276,6 +276,29 @@ def stall(args: list[str]) -> None:
     time.sleep(float(args[0]))
 
 
+#: places on a bot's root's own tmpfs (its top, an empty mount point's parent, /dev), none on its scratch
+ROOT_PLACES = ("/root-note", "/home/root-note", "/dev/root-note")
+
+
+def root_note(args: list[str]) -> None:
+    """Read what an earlier game left on the root itself (a Python bot's games share their template's root),
+    then leave a note there: test_hostile_root.py."""
+    seen = {}
+    for path in ROOT_PLACES:
+        found = try_read(path)
+        if found == "read":
+            with open(path) as handle:
+                found = "read: " + handle.read()
+        try:
+            with open(path, "a") as handle:
+                handle.write(f"game of {os.getpid()}\n")
+            wrote = "written"
+        except OSError as error:
+            wrote = type(error).__name__
+        seen[path] = {"found": found, "wrote": wrote}
+    report(root=seen)
+
+
 #: attack name -> (phase it runs in, function)
 ATTACKS = {
     "none": (None, None),
@@ -293,6 +316,7 @@ ATTACKS = {
     "flood": ("decide", flood),
     "escape": ("decide", escape),
     "exit_at_start": ("start", lambda args: os._exit(3)),
+    "root_note": ("start", root_note),
 }
 from kernel_attacks import KERNEL_ATTACKS  # noqa: E402  (keyrings, locks, watches: test_hostile_kernel.py)
 
