@@ -24,7 +24,8 @@ from arena.sandbox.output import StderrCapture
 
 #: Longest reply line read; a longer one is malformed and ends the process.
 MAX_LINE = 1 << 20
-#: what :meth:`LineChannel.wait` reports for each descriptor that is ready
+#: what :meth:`LineChannel.wait` reports for each descriptor that is ready (:meth:`LineChannel.pump`: those
+#: that need the seat)
 STDIN, STDOUT, STDERR, EXTRA = "stdin", "stdout", "stderr", "extra"
 
 
