@@ -36,7 +36,7 @@ Printed beside the targets:
     python benchmarks/jailed.py --games 100        # a quick look
     python benchmarks/jailed.py --tables silk-road
     python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25, in turns: every bot frozen
-    python benchmarks/jailed.py --network-per-game   # also fresh games with a network namespace each, in turns
+    python benchmarks/jailed.py --network-per-game   # also fresh games with network and IPC namespaces each
 """
 
 from __future__ import annotations
@@ -247,12 +247,12 @@ def every_bot_frozen() -> Iterator[None]:
 
 @contextlib.contextmanager
 def network_per_game() -> Iterator[None]:
-    """Bots started inside get a network namespace per game (as before 2026-12-05), not their template's."""
-    launch_template.SHARE_NETWORK = False
+    """Bots started inside get network and IPC namespaces per game (as before 2026-12-05), not their template's."""
+    launch_template.SHARE_NAMESPACES = False
     try:
         yield
     finally:
-        launch_template.SHARE_NETWORK = True
+        launch_template.SHARE_NAMESPACES = True
 
 
 @contextlib.contextmanager
@@ -337,9 +337,9 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
         (_, netns), = own_network
         netns_seat = (netns.cpu / netns.decisions * 1e6 - per["reused"]) * netns.decisions / netns.games / players \
             / 1000
-        print(f"  with a network namespace per game (before 2026-12-05): fresh/in-process "
+        print(f"  with network and IPC namespaces per game (before 2026-12-05): fresh/in-process "
               f"{plain.cpu / plain.games / (netns.cpu / netns.games):.3f} in CPU time, a fresh bot {netns_seat:.2f} ms "
-              f"({netns_seat - seat_game:+.2f} ms against the shared namespace)")
+              f"({netns_seat - seat_game:+.2f} ms against the shared namespaces)")
     if before:
         (_, frozen_fresh), (_, frozen_reused) = before
         print(f"  every bot frozen between turns (before issue 25): fresh/in-process "
@@ -357,7 +357,7 @@ def main() -> None:
     parser.add_argument("--every-bot-frozen", action="store_true",
                         help="also play fresh and reuse with every bot frozen between turns (as before issue 25)")
     parser.add_argument("--network-per-game", action="store_true",
-                        help="also play fresh with a network namespace per game (as before 2026-12-05), in turns")
+                        help="also play fresh with network and IPC namespaces per game (as before 2026-12-05)")
     arguments = parser.parse_args()
     found = protections()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "

@@ -6,8 +6,8 @@ that a game's bot keeps something of its template (and through it of earlier
 games). Once the game's bot says its jail is made, and before it is sent
 anything (so before any of the bot's code runs in it), the runner reads
 through ``/proc`` that it holds nothing but its own: namespaces that are not
-its template's (but its network namespace, where the template's filter
-refuses every socket), no open descriptor but its game's pipes (and devices
+its template's (but its network and IPC namespaces, where the template's
+filter refuses every socket and IPC object), no open descriptor but its game's pipes (and devices
 such as /dev/null), no shared mapping, a scratch of its own for ``/tmp``,
 ``/dev/shm`` and its home, and that it is not dumpable (its template cannot
 reach its memory). Nothing of the template can be regained later: the
@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from arena.sandbox.kernel import shared_mappings
 
 NAMESPACES = ("mnt", "pid", "net", "ipc", "user")
+#: those a game may share with its template where the template's filter keeps them empty
+SHARED = ("net", "ipc")
 SCRATCH_PLACES = ("/tmp", "/dev/shm", "/home/bot")
 
 
@@ -44,15 +46,15 @@ class TemplateMarks:
 
 
 def held_from_template(game: int, template: TemplateMarks, pipes: set[tuple[int, int]], *,
-                       shared_network: bool = False) -> str:
+                       shared: bool = False) -> str:
     """What the game's bot ``game`` holds of its ``template`` ("" when nothing), read through /proc;
     ``pipes`` are (device, inode) of its game's pipes. ``OSError`` when it is gone or cannot be read.
 
-    With ``shared_network`` its network namespace may be its template's: the template runs under the filter
-    that refuses every socket to it and all it starts (put there by the runner before its first instruction,
-    so its code cannot lift it), and nothing in that namespace can be reached or changed."""
+    With ``shared`` its network and IPC namespaces may be its template's: the template runs under the filter
+    that refuses every socket and IPC object to it and all it starts (put there by the runner before its first
+    instruction, so its code cannot lift it), and nothing in those namespaces can be reached or changed."""
     held = [f"its {name} namespace" for name, mark in zip(NAMESPACES, template.namespaces)
-            if not (shared_network and name == "net") and os.readlink(f"/proc/{game}/ns/{name}") == mark]
+            if not (shared and name in SHARED) and os.readlink(f"/proc/{game}/ns/{name}") == mark]
     folder = f"/proc/{game}/fd"
     for name in os.listdir(folder):
         try:

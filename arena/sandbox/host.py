@@ -18,9 +18,10 @@ bot once, then waits on a control socket (its file descriptor in ``ARENA_CONTROL
 requests, each carrying the pipes of one game. For each it forks a fresh bot
 with one ``clone`` (:func:`arena.sandbox.limits.fork_game`; with cgroups, born
 in the cgroup slot of that game, whose descriptors come with the request) as
-process 1 of namespaces of its own (user, mount, PID, IPC; network too unless
-the request says ``"own_network": false`` and the template's filter refuses
-every socket, so that the games share its empty network namespace), with a
+process 1 of namespaces of its own (user, mount, PID; network and IPC too
+unless the request says ``"shared_namespaces": true`` and the template's
+filter refuses every socket and IPC object, so that the games share its
+empty network and IPC namespaces), with a
 new /proc and a new scratch over /tmp, /dev/shm and its home, no capability,
 no inherited shared memory or file descriptor (:func:`play_one_game`); the
 bot plays that one game and exits, and the template reports its exit status.
@@ -180,8 +181,8 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     os.environ.pop("LD_BIND_NOW", None)  # the runner's, for this process (see TemplateLauncher): not the bot's
     ids = os.getuid(), os.getgid()
     seal = limits.game_seal()
-    # its games share its network namespace (none made per game) only where the runner asks it and its filter
-    # refuses every socket to it and its games: then nothing can be reached, named or changed in it
+    # its games share its network and IPC namespaces (none made per game) only where the runner asks it and its
+    # filter refuses every socket and IPC object to it and its games: then nothing can be reached in them
     no_sockets = limits.sockets_refused()
     jail.note_shared_memory()  # once: each game's bot drops them without asking the kernel
     games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid
@@ -202,8 +203,8 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
                 try:
                     if len(pipes) != 3:
                         raise OSError("a request without the game's three pipes")
-                    own_network = request.get("own_network", True) is not False or not no_sockets
-                    pid, pidfd = limits.fork_game(cgroup[0], cgroup[1], own_network=own_network)
+                    shared = request.get("shared_namespaces") is True and no_sockets
+                    pid, pidfd = limits.fork_game(cgroup[0], cgroup[1], shared=shared)
                 except OSError as error:
                     control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))
                     pid = pidfd = -1

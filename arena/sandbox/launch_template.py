@@ -34,16 +34,16 @@ from arena.sandbox.launcher import Launcher, bot_environment, uid_pool
 
 #: what a game's bot forked by a template writes once its jail is made, before it reads anything
 JAILED = b'{"type":"jailed"}\n'
-#: games share their template's network namespace where its filter refuses every socket (one namespace made per
-#: template, not per game: see docs/security.md); benchmarks/jailed.py turns it off to compare
-SHARE_NETWORK = True
+#: games share their template's network and IPC namespaces where its filter refuses every socket and IPC object
+#: (made once per template, not per game: see docs/security.md); benchmarks/jailed.py turns it off to compare
+SHARE_NAMESPACES = True
 
 
-def network_shared() -> bool:
-    """Whether a template's games share its network namespace here: its system-call filter
+def namespaces_shared() -> bool:
+    """Whether a template's games share its network and IPC namespaces here: its system-call filter
     (:data:`arena.sandbox.seccomp.TEMPLATE`, loaded by the runner before the template's first instruction)
-    refuses every socket to it and all it starts, so that namespace stays empty."""
-    return SHARE_NETWORK and seccomp.refusal() is None
+    refuses every socket and IPC object to it and all it starts, so that those namespaces stay empty."""
+    return SHARE_NAMESPACES and seccomp.refusal() is None
 
 
 class ForkedGame:
@@ -132,7 +132,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.ahead_marks: dict[int, int] = {}  # the CPU time of a game's slot when its bot was asked for
         self.template_mark = 0  # the template's CPU time when its last game ended (or when it was ready)
         self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
-        self.shared_network = network_shared()  # its games may stay in its (empty) network namespace
+        self.shared_namespaces = namespaces_shared()  # its games may stay in its (empty) network and IPC namespaces
         self.games = 0
 
     def _start_template(self) -> None:
@@ -374,7 +374,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
             self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
         self.protocol.asked(self.games)
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep,
-                   "own_network": not self.shared_network}
+                   "shared_namespaces": self.shared_namespaces}
         slot = []
         if self.cgroup and self.cgroup.core:
             self.cgroup.open_slots(self.uid)
@@ -405,7 +405,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
                 if self.template_marks is None:
                     self.template_marks = audit.TemplateMarks.of(self.template_pid, self.readable is not None)
                 pipes = {(status.st_dev, status.st_ino) for status in map(os.fstat, ours)}
-                held = audit.held_from_template(pid, self.template_marks, pipes, shared_network=self.shared_network)
+                held = audit.held_from_template(pid, self.template_marks, pipes, shared=self.shared_namespaces)
             except OSError:
                 held = ""  # the bot is gone (its start says so), or /proc cannot be read here
             if held:

@@ -181,24 +181,24 @@ def own_namespaces(ids: tuple[int, int] | None, private: bool = True) -> None:
 
 
 def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
-              own_network: bool = True) -> tuple[int, int]:
+              shared: bool = False) -> tuple[int, int]:
     """Fork a game's bot from a template (process 1 of its PID namespace) into namespaces of its own.
 
-    One ``clone`` makes the bot process 1 of new user, mount, PID, IPC and
-    (``own_network``) network namespaces (the child then calls
+    One ``clone`` makes the bot process 1 of new user, mount, PID and (unless
+    ``shared``) network and IPC namespaces (the child then calls
     :func:`own_namespaces`), born in the cgroup ``cgroup_folder``
     (``clone3``); where the kernel refuses that, the template moves itself
     there first (``cgroup_procs``) and the child is born where it is.
-    Without ``own_network`` the game stays in its template's network
-    namespace: only where the template's filter refuses every socket
-    (:func:`sockets_refused`), so that nothing of it can be reached there.
+    ``shared``: the game stays in its template's network and IPC namespaces,
+    only where the template's filter refuses every socket and IPC object
+    (:func:`sockets_refused`), so that nothing can be reached in them.
     ``(pid, pidfd)`` in the template, ``(0, -1)`` in the bot.
     """
     if os.getpid() != 1:
         raise OSError(errno.EINVAL, "a game is forked only by a template that is process 1 of its namespace")
     flags = NAMESPACES | _CLONE_NEWUSER
-    if not own_network:
-        flags &= ~_CLONE_NEWNET
+    if shared:
+        flags &= ~(_CLONE_NEWNET | _CLONE_NEWIPC)
     if cgroup_folder is not None:
         try:
             return clone(flags, cgroup_folder)
@@ -214,7 +214,8 @@ def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None,
 
 def sockets_refused() -> bool:
     """Whether this process may make no socket (its system-call filter refuses ``socket`` and ``socketpair``,
-    as a template's does: :data:`arena.sandbox.seccomp.TEMPLATE`), found by trying to make one."""
+    as a template's does: :data:`arena.sandbox.seccomp.TEMPLATE`, which refuses System V IPC and POSIX message
+    queues with them), found by trying to make one."""
     try:
         socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close()
     except PermissionError:

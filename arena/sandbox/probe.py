@@ -124,7 +124,9 @@ class Protections:
             ("private filesystem", state(self.filesystem, "filesystem"),
              "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"),
             ("private IPC", state(self.has("ipc"), "ipc"), "own IPC namespace and /dev/shm: no shared memory "
-             "or message queue with other bots"),
+             "or message queue with other bots" + ("; a Python bot's games share their template's, where the filter "
+                                                  "refuses System V IPC and POSIX message queues"
+                                                  if self.seccomp and self.fork_template else "")),
             ("no network", state(self.namespaces, "namespaces"),
              "a network namespace of its own, no interface up; a Python bot's games share their template's, "
              "where the filter refuses every socket" if self.seccomp and self.fork_template else
@@ -138,7 +140,7 @@ class Protections:
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
             ("system-call filter", state(self.seccomp, "seccomp"),
              "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules refused (EPERM); "
-             "sockets too for a Python bot's template and games"),
+             "sockets and System V IPC too for a Python bot's template and games"),
             ("fresh keyring", state(self.keyring, "keyring"),
              "a new, empty session keyring per bot: none of the runner's keys is possessed"),
         ]

@@ -116,14 +116,21 @@ GAME_ONLY: tuple[Refusal, ...] = (
 #: why a Python bot's template and its games make no socket (the games share the template's network namespace)
 NO_SOCKET_WHY = ("a Python bot's template and its games share one network namespace (the games do not pay for "
                  "one each): no socket of any family, so nothing in it to reach, name, count or change")
+#: why they use no System V IPC or POSIX message queue (the games share the template's IPC namespace)
+NO_IPC_WHY = ("a Python bot's template and its games share one IPC namespace (the games do not pay for one each): "
+              "no System V shared memory, semaphore or message queue, no POSIX message queue, so nothing in it "
+              "to find, attach or count")
 #: refused for a template beyond :data:`COMMON`: every ``keyctl`` but joining a fresh session keyring (each game
 #: does, before its own filter); it still clones games into new namespaces and mounts their scratch. Its games
-#: inherit this filter (and stack :data:`BOT` on it), so no process a template starts ever holds a socket of its
-#: own: the network namespace its games share with it stays empty whatever the bot's code does
+#: inherit this filter (and stack :data:`BOT` on it), so no process a template starts ever holds a socket or an
+#: IPC object: the network and IPC namespaces its games share with it stay empty whatever the bot's code does
 TEMPLATE_ONLY: tuple[Refusal, ...] = (
     Refusal(("keyctl",), "keyrings (see add_key)", when=((0, _CMP_NE, KEYCTL_JOIN_SESSION_KEYRING, 0),)),
     Refusal(("keyctl",), "keyrings (see add_key)", when=((1, _CMP_NE, 0, 0),)),
     Refusal(("socket", "socketpair", "socketcall"), NO_SOCKET_WHY),
+    Refusal(("shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semtimedop_time64", "semctl", "msgget",
+             "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64",
+             "mq_timedreceive", "mq_timedreceive_time64", "mq_notify", "mq_getsetattr", "ipc"), NO_IPC_WHY),
 )
 BOT = "bot"
 TEMPLATE = "template"

@@ -14,8 +14,9 @@ def test_two_bots_at_one_table_cannot_reach_each_other(kind):
     record, texts = play([make("leave", name="leaver"), make("find", name="finder"), honest()])
     control, _ = play([make("none", name="leaver"), make("none", name="finder"), honest()])
     left = reports(texts[0], "leave")[-1]
-    assert left["/tmp/hostile-mark"] == "written" and left["sysv"] == "written"  # the attack was really made
-    # a Python bot's game makes no socket at all: its games share its template's network namespace, kept empty
+    # the attack was really made; a Python bot's game makes no socket and no System V IPC object at all: its
+    # games share its template's network and IPC namespaces, kept empty
+    assert left["/tmp/hostile-mark"] == "written" and left["sysv"] == ("written" if kind == "cmd" else "errno 1")
     listening = "listening" if kind == "cmd" else "PermissionError"
     assert left["'\\x00hostile-abstract'"] == listening and left["'/tmp/hostile.sock'"] == listening
     found = reports(texts[1], "find")[-1]

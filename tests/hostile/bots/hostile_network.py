@@ -1,15 +1,17 @@
-"""A Python bot that looks for a network in its template (at import) and in each game: ``py:hostile_network:Probe``.
+"""A Python bot looking for a network and IPC in its template and each game: ``py:hostile_network:Probe``.
 
 It plays like ``random``; in its template, while the bot is imported, and
 again at each game's start it tries to make a socket of every family a bot
-could reach anything with, and reads what its network namespace holds
-(``/proc/net``): what a game could use to reach its template or a later game
-of the same template, which share that namespace. One ``hostile: {...}`` line
-on stderr per game.
+could reach anything with, and a System V shared memory segment, semaphore
+set and message queue and a POSIX message queue, and reads what its network
+namespace holds (``/proc/net``): what a game could use to reach its template
+or a later game of the same template, which share those namespaces. One
+``hostile: {...}`` line on stderr per game.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import socket
@@ -61,7 +63,18 @@ def try_sockets() -> dict:
     except OSError as error:
         outcome["socketpair"] = type(error).__name__
     outcome["namespace"] = os.readlink("/proc/self/ns/net")
+    outcome["ipc namespace"] = os.readlink("/proc/self/ns/ipc")
+    for name, call, arguments in (("shm", LIBC.shmget, (KEY, 4096, IPC_CREAT | 0o666)),
+                                  ("sem", LIBC.semget, (KEY, 1, IPC_CREAT | 0o666)),
+                                  ("msg", LIBC.msgget, (KEY, IPC_CREAT | 0o666)),
+                                  ("mq", LIBC.mq_open, (b"/hostile", os.O_CREAT | os.O_RDWR, 0o666, None))):
+        made = call(*arguments)
+        outcome[name] = "made" if made >= 0 else os.strerror(ctypes.get_errno())
     return outcome
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+KEY, IPC_CREAT = 0x4E455457, 0o1000
 
 
 KEPT: list = []
