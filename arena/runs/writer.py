@@ -19,8 +19,8 @@ writer before the run ends, so every game received is stored by then (the
 ratings and the comparison's bookkeeping read them next). The writer ignores
 Ctrl-C and SIGTERM (the main process stops the run, then closes it: every
 path out of the run loop does) and dies with the main process, as the
-workers do: a run killed outright loses the batches in the pipe, which a
-rerun plays again.
+workers do: a run killed outright loses the batches in the pipe and those
+the writer was gathering (at most 0.25 s of games), which a rerun plays again.
 
 The writer may be given a :class:`WriterTask` to do with each batch once it
 is stored: the tournament's live ratings (:mod:`arena.standings.live_ratings`)
