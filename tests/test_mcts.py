@@ -273,3 +273,46 @@ def test_a_paired_search_keeps_the_policys_action_until_the_difference_is_clear(
     assert searched(1).best() == {"arm": 0}  # one deal: no spread to judge by
     assert searched(3).best() == {"arm": 0}  # three deals: within the noise
     assert searched(200).best() == {"arm": 1}
+
+
+def test_the_modern_art_tree_grows_only_the_searching_seats_decisions(plugins):
+    """Rivals play the rollout policy (appraiser's rules) in the tree too: a node for a rival's searched
+    reply would model a rival cleverer than the usual one, the more so the more iterations."""
+    _, state = first_real_choice(plugins, "modern-art", 4)
+    bot = MctsBot(iterations=300)
+    bot.start({"type": "start", "game": "modern-art", "seat": state.seat, "options": {}, "seed": 7,
+               "time": {"start_ms": 5000, "move_ms": 1000, "bank_ms": 10000}})
+    bot.decide(request_for(state))
+    seats, deepest = set(), 0
+    stack = [(bot.last_search.root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for child in node.children.values():
+            seats.add(child.seat)
+            deepest = max(deepest, depth + 1)
+            stack.append((child, depth + 1))
+    assert seats == {state.seat} and deepest >= 2  # the seat's own later decisions, below its first
+
+
+def test_rivals_in_modern_art_rollouts_take_appraisers_actions(plugins):
+    """mcts's model of a rival, with its appraisal unspread, is appraiser: the same action at every decision."""
+    from arena_bots.mcts_modern_art import artist_worth, rival_action
+    from arena_bots.modern_art_heuristic import ModernArtHeuristic
+
+    game = plugins.game("modern-art")
+    compared = 0
+    for seed in range(10):
+        players = 3 + seed % 3
+        options = game.check_options(players, {"phantom": players == 3 and seed % 2 == 0})
+        state = game.new_state(game.random_setup(players, options, random.Random(seed)), options)
+        bots = [ModernArtHeuristic() for _ in range(players)]
+        for seat, bot in enumerate(bots):
+            bot.start({"seat": seat})
+        rng = random.Random(seed)
+        while state.seat is not None:
+            action = bots[state.seat].decide({"decision": state.decision, "legal": state.legal,
+                                               "view": state.view(state.seat)})
+            assert rival_action(state, artist_worth(state, state.seat), 0.5) == action
+            compared += 1
+            state.apply(state.default_action() if rng.random() < 0.2 else action)  # off appraiser's path too
+    assert compared > 1500

@@ -83,6 +83,8 @@ class MctsBot:
         self.move_ms = info["time"]["move_ms"]
         self.bank_ms = info["time"].get("bank_ms", 0)
         self.seat = info.get("seat", 0)
+        if hasattr(self.policy, "me"):
+            self.policy.me = self.seat  # the policy's rivals are the other seats
         self.kept = None
 
     def decide(self, request: dict) -> dict:

@@ -9,7 +9,9 @@ backs the result up. Each node keeps the reward of the seat that chose its
 action, so opponents choose in the tree as they would for themselves.
 Because different determinizations allow different actions, a child's
 exploration term counts the times it was available rather than the parent's
-visits.
+visits. A policy with ``own_tree`` (Modern Art) gets nodes for the searching
+seat's decisions only: the other seats play the policy's rollout actions in
+the tree too, up to the policy's ``horizon`` (:meth:`Search.iterate_own`).
 
 The game-specific parts come from a policy object (see ``mcts_modern_art``
 and ``mcts_silk_road``): ``candidates(state)`` (the actions the tree
@@ -90,9 +92,17 @@ class Search:
         #: the iterations run by this search (the reused root's visits are not counted)
         self.iterations = 0
         self.reused = sum(child.visits for child in self.root.children.values())
+        #: a policy with ``own_tree`` grows nodes for the searching seat's decisions only (see
+        #: :meth:`iterate_own`); the seat and the policy's ``horizon`` are read from the first state
+        self.own_tree = getattr(policy, "own_tree", False)
+        self.me: int | None = None
+        self.horizon: Any = None
 
     def iterate(self, state: Any) -> None:
         """One iteration on ``state`` (a determinization, consumed): select, expand, roll out, back up."""
+        if self.own_tree:
+            self.iterate_own(state)
+            return
         node = self.root
         path = []
         while state.seat is not None:
@@ -123,6 +133,54 @@ class Search:
         for child in path:
             child.visits += 1
             child.reward += rewards[child.seat]
+        self.iterations += 1
+
+    def iterate_own(self, state: Any) -> None:
+        """One iteration of a tree over the searching seat's own decisions: the other seats play the
+        policy's rollout actions, in the tree as after it, so they play as the policy expects rivals to
+        (a rival's node searched for its own best reply would model a cleverer rival than the usual
+        opponents, the more so the more iterations); the walk ends at the policy's ``horizon``
+        (Modern Art: the round's end), where the rollout would have stopped."""
+        policy, rng = self.policy, self.rng
+        if self.me is None:
+            self.me, self.horizon = state.seat, policy.horizon(state)
+        me, horizon, rollout = self.me, self.horizon, policy.rollout
+        node = self.root
+        path = []
+        expanded = False
+        while state.seat is not None and policy.horizon(state) == horizon:
+            if state.seat != me:
+                state.apply(rollout(state, rng))
+                continue
+            untried = None
+            known = []
+            for index, action in enumerate(policy.candidates(state)):
+                key = action_key(action)
+                child = node.children.get(key)
+                if child is None:
+                    if untried is None:
+                        untried = (key, action, index)
+                else:
+                    known.append(child)
+            for child in known:
+                child.available += 1
+            if untried is not None:
+                key, action, index = untried
+                child = node.children[key] = Node(action, me, self.preference if index == 0 else 0.0)
+                state.apply(action)
+                path.append(child)
+                expanded = True
+                break
+            exploration = self.exploration
+            node = max(known, key=lambda child: child.score(exploration))
+            state.apply(node.action)
+            path.append(node)
+        if expanded and state.seat is not None and policy.horizon(state) == horizon:
+            self.rollout(state)
+        reward = policy.evaluate(state)[me]
+        for child in path:
+            child.visits += 1
+            child.reward += reward
         self.iterations += 1
 
     def rollout(self, state: Any) -> None:
