@@ -40,19 +40,36 @@ class _CloneArgs(ctypes.Structure):
         "set_tid_size", "cgroup")]
 
 
+#: made once: a template forks every game through these, so that neither it nor each game's bot allocates (and so
+#: writes, a page copied on write) more than it must around the fork
+_clone3 = ctypes.PyDLL(None, use_errno=True).syscall
+_clone3.restype = ctypes.c_long
+_clone3.argtypes = (ctypes.c_long, ctypes.c_void_p, ctypes.c_size_t)
+_ARGS = _CloneArgs()
+_PIDFD = ctypes.c_int(-1)
+_before_fork, _after_fork_child, _after_fork_parent = (
+    _python.PyOS_BeforeFork, _python.PyOS_AfterFork_Child, _python.PyOS_AfterFork_Parent)
+
+
 def _forked(call: Callable[[], int]) -> int:
     """Run ``call`` (a system call that forks) the way ``os.fork`` runs ``fork(2)``: Python's own fork
     handlers before and after it (locks reset in the child, ``os.register_at_fork`` callbacks); the pid."""
-    _python.PyOS_BeforeFork()
+    _before_fork()
     pid = call()
     if pid == 0:
-        _python.PyOS_AfterFork_Child()
+        _after_fork_child()
         return 0
     number = ctypes.get_errno()
-    _python.PyOS_AfterFork_Parent()
+    _after_fork_parent()
     if pid < 0:
         raise OSError(number, f"clone: {os.strerror(number)}")
     return pid
+
+
+def _clone_into(flags: int, cgroup: int) -> int:
+    """``clone3`` with ``flags`` into the cgroup folder ``cgroup``, through the structures made once."""
+    _ARGS.flags, _ARGS.pidfd, _ARGS.exit_signal, _ARGS.cgroup = flags, ctypes.addressof(_PIDFD), signal.SIGCHLD, cgroup
+    return int(_clone3(_SYS_CLONE3, ctypes.addressof(_ARGS), ctypes.sizeof(_ARGS)))
 
 
 def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
@@ -63,13 +80,10 @@ def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
     PID namespace and ``flags`` must hold ``CLONE_NEWPID`` (the child is process 1 of its own).
     Raises ``OSError`` (ENOSYS, EPERM, ...) when the kernel refuses, for example a cgroup it may not enter.
     """
-    pidfd = ctypes.c_int(-1)
+    _PIDFD.value = -1
     if cgroup is None:
         pid = _forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(
-            flags | CLONE_PIDFD | signal.SIGCHLD), None, ctypes.byref(pidfd), None, None)))
+            flags | CLONE_PIDFD | signal.SIGCHLD), None, ctypes.byref(_PIDFD), None, None)))
     else:
-        args = _CloneArgs(flags=flags | CLONE_PIDFD | CLONE_INTO_CGROUP, pidfd=ctypes.addressof(pidfd),
-                          exit_signal=signal.SIGCHLD, cgroup=cgroup)
-        pid = _forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE3), ctypes.byref(args),
-                                                  ctypes.c_size_t(ctypes.sizeof(args)))))
-    return (pid, pidfd.value) if pid else (0, -1)
+        pid = _forked(lambda: _clone_into(flags | CLONE_PIDFD | CLONE_INTO_CGROUP, cgroup))
+    return (pid, _PIDFD.value) if pid else (0, -1)
