@@ -32,6 +32,12 @@ Printed beside the targets:
 - **CPU of a fresh bot per game** (fresh minus reuse, per seat and game;
   target at most 2 ms).
 
+With ``--network-per-game`` the fresh games are also played with network and
+IPC namespaces made for each game's bot (as before 2026-12-05: a Python bot's
+games now share their template's), in the same turns, and a fresh bot alone
+is timed both ways: 400 games of one seat's bot that starts and ends with no
+decision, in turns (the fresh bot's own cost, without the decisions' noise).
+
     python benchmarks/jailed.py                    # 500 games of each table (about a minute each)
     python benchmarks/jailed.py --games 100        # a quick look
     python benchmarks/jailed.py --tables silk-road
@@ -53,11 +59,12 @@ from typing import Any, Iterator, NamedTuple
 
 import orjson
 
-from arena.match import InProcessBot, play_game
+from arena.entrants import parse_spec
+from arena.match import InProcessBot, Limits, play_game
 from arena.plugins import get_plugins
 from arena.runs import seeds
 from arena.runs.play import close_pools, play_record
-from arena.sandbox import freezer, launch_template
+from arena.sandbox import freezer, launch_template, open_process_bot
 from arena.sandbox.process import DUMP_OPTIONS
 from arena.sandbox.probe import protections
 from arena.tournament.config import load_tournament
@@ -264,6 +271,34 @@ def meter() -> Iterator[CpuMeter]:
         found.close()
 
 
+def fresh_alone(game: str, bot: str, games: int, cpu: CpuMeter) -> tuple[float, float]:
+    """CPU ms of every process per game of a fresh bot that only starts and ends (no decision): the fresh bot's
+    own cost without the noise of the decisions around it; now, and with network and IPC namespaces per game
+    (before 2026-12-05), in turns."""
+    limits = Limits(start_ms=10000, move_ms=5000, bank_ms=10000)
+    start = {"type": "start", "game": game, "seat": 0, "players": ["a", "b", "c"], "options": {},
+             "time": limits.time_message(), "setup_public": {}, "seed": 1}
+    used = {True: 0.0, False: 0.0}
+    for turn in range(8):
+        shared = turn % 2 == 0
+        with contextlib.nullcontext() if shared else network_per_game():
+            seat = open_process_bot(parse_spec(bot, get_plugins()), limits, get_plugins())
+            try:
+                seat.start(start, 10000)
+                seat.finish_game()
+                seat.start(start, 10000)  # its template started, its first games played: untimed
+                began = cpu.total()
+                for _ in range(games // 8):
+                    seat.end({"type": "end", "scores": [0, 0, 0]})
+                    seat.finish_game()
+                    seat.start(start, 10000)
+                time.sleep(0.05)  # the last game's bot is gone (its exit counts)
+                used[shared] += cpu.total() - began
+            finally:
+                seat.close()
+    return used[True] / (games // 8 * 4) * 1000, used[False] / (games // 8 * 4) * 1000
+
+
 def total(parts: list[Timed]) -> Timed:
     """The sum of several runs of one way."""
     return Timed(sum(part.games for part in parts), sum(part.decisions for part in parts),
@@ -333,6 +368,10 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
           f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
           f"the bots' processes {bots['reused']:.1f} us jailed")
     print(f"  a fresh bot: {seat_game:.2f} ms CPU per seat and game more than reuse (target <= 2 ms)")
+    if network:
+        alone, alone_before = fresh_alone(game, bot, 400, cpu)
+        print(f"  a fresh bot alone (its start and end, no decision; every process): {alone:.2f} ms CPU a game, "
+              f"{alone_before:.2f} ms with network and IPC namespaces per game (before 2026-12-05), in turns")
     if own_network:
         (_, netns), = own_network
         netns_seat = (netns.cpu / netns.decisions * 1e6 - per["reused"]) * netns.decisions / netns.games / players \
