@@ -331,12 +331,14 @@ def filter_loader(kind: str) -> Callable[[], None] | None:
 def game_seal() -> Callable[[], None]:
     """Made by a template before its first game: what each game's bot runs last, after its jail and before the
     bot's code: a fresh session keyring of its own (not the template's, shared by its games), then, when the
-    template runs under a filter, the bots' stricter one stacked on it (no mounts, namespaces or keyrings)."""
+    template runs under a filter, what the bots' filter refuses beyond the template's (no mounts, namespaces
+    or keyrings: :data:`arena.sandbox.seccomp.GAME`) stacked on it; the template's, which no process can
+    remove, refuses the rest."""
     load: Callable[[], None] | None = None
     failure = ""
     if seccomp.filtered():
         try:
-            load = seccomp.loader(seccomp.program(seccomp.BOT))
+            load = seccomp.loader(seccomp.program(seccomp.GAME))
         except (seccomp.Unavailable, OSError) as error:
             failure = f"cannot build the game's system-call filter: {error}"
 

@@ -12,8 +12,9 @@ programs see an error they handle.
 Two filters: :data:`BOT` for a ``cmd:`` program and a game's Python bot,
 :data:`TEMPLATE` for a Python bot's template, which must still clone each
 game into new namespaces and mount its scratch there. A game forked from a
-template stacks :data:`BOT` on top of the template's (filters only ever get
-stricter). Which calls are refused, and why, is in docs/security.md.
+template keeps the template's (no filter is ever removed) and stacks
+:data:`GAME` on it, what :data:`BOT` refuses beyond it (filters only ever
+get stricter): together, :data:`BOT` and more. Which calls are refused, and why, is in docs/security.md.
 """
 
 from __future__ import annotations
@@ -134,7 +135,10 @@ TEMPLATE_ONLY: tuple[Refusal, ...] = (
 )
 BOT = "bot"
 TEMPLATE = "template"
-POLICIES = {BOT: COMMON + GAME_ONLY, TEMPLATE: COMMON + TEMPLATE_ONLY}
+#: what a game forked from a template stacks on the template's filter, which it keeps (no filter is ever removed):
+#: only what :data:`BOT` refuses beyond it, so that each game loads (and each of its calls runs) a short filter
+GAME = "game"
+POLICIES = {BOT: COMMON + GAME_ONLY, TEMPLATE: COMMON + TEMPLATE_ONLY, GAME: GAME_ONLY}
 
 
 class _Compare(ctypes.Structure):
