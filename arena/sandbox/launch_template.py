@@ -231,11 +231,12 @@ class TemplateLauncher(Launcher[ForkedGame]):
                     return None
         return message
 
-    def _template_company(self) -> str:
-        """What runs beside the template's one thread, in its cell or its keeper's cgroup ("" when nothing):
-        threads or processes it started at import would compute between games, and are refused. With
-        ``[limits] threads`` above one, a numeric library's threads are let be (a thread cannot leave its
-        process's cgroup: they are frozen and charged with the template); processes never are."""
+    def _template_company(self, members: list[int] | None = None) -> str:
+        """What runs beside the template's one thread, in its cell (``members``, when just read) or its keeper's
+        cgroup ("" when nothing): threads or processes it started at import would compute between games, and
+        are refused. With ``[limits] threads`` above one, a numeric library's threads are let be (a thread
+        cannot leave its process's cgroup: they are frozen and charged with the template); processes never
+        are."""
         try:
             threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1 if self.limits.threads <= 1 else 0
         except OSError:
@@ -244,7 +245,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if self.cell is not None and self.cgroup is not None:
             try:
                 keeper = self.template_process.pid if self.template_process is not None else 0
-                processes = len(set(self.cell.members()) - {self.template_pid}) + len(
+                processes = len(set(self.cell.members() if members is None else members) - {self.template_pid}) + len(
                     set(self.cgroup.pids_inside()) - {keeper})
             except OSError:
                 pass
@@ -446,10 +447,11 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if not check or not self.protocol.ready or not self._template_alive():
             return  # it is gone: what it said before it went (an import that failed) is what counts
         try:
-            alone = self.cell.members() == [self.template_pid]
+            members: list[int] | None = self.cell.members()
         except OSError:
-            alone = False
-        company = self._template_company()
+            members = None
+        alone = members == [self.template_pid]
+        company = self._template_company(members)
         if not alone or company:
             self._template_broke(f"nothing, but left its cgroup or ran beside {company or 'itself'}")
 
