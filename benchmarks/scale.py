@@ -101,6 +101,24 @@ finally:
 """
 
 
+def stale_bytecode() -> tuple[int, int]:
+    """How many of arena's modules have no up-to-date bytecode beside them, of how many: with
+    ``PYTHONDONTWRITEBYTECODE`` set, every interpreter of a run compiles those again before its first game."""
+    import importlib.util
+
+    import arena
+
+    stale = total = 0
+    for folder, _, names in os.walk(os.path.dirname(arena.__file__)):
+        for name in names:
+            if name.endswith(".py"):
+                source = os.path.join(folder, name)
+                cached = importlib.util.cache_from_source(source)
+                total += 1
+                stale += not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(source)
+    return stale, total
+
+
 def verdict(ok: bool) -> str:
     return "meets" if ok else "misses"
 
@@ -202,6 +220,12 @@ def main() -> None:
             os.makedirs(os.path.join(args.profile, f"j{jobs}"), exist_ok=True)
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}, "
           f"Python {sys.version.split()[0]}")
+    stale, modules = stale_bytecode()
+    if stale:
+        print(f"note: {stale} of arena's {modules} modules have no up-to-date bytecode"
+              f"{' and PYTHONDONTWRITEBYTECODE is set' if sys.flags.dont_write_bytecode else ''}: each run's "
+              "interpreter may compile them before its first game (tens of ms, alone at any -j); an installed "
+              "arena has them compiled (`python -m compileall -q arena` without that variable)")
     if not args.cpu_only:
         library_us, ours_us = update_costs(synthetic_games(args.update_games), 3)
         print(f"rating update (TrueSkill, four players): library {library_us:.1f} us, arena {ours_us:.1f} us CPU "
