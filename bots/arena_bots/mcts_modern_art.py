@@ -260,7 +260,7 @@ def distinct_cards(cards: list[int]) -> list[int]:
     return chosen
 
 
-def rival_action(state: Any, worth: list[float], noise: float) -> dict:
+def rival_action(state: Any, worth: list[float], noise: float) -> dict[str, Any]:
     """A rival's move: ``appraiser``'s rules read from the engine state (the usual opponents'; ``worth`` is
     its appraisal), its appraisal of the lot spread by ``noise`` in [0, 1) (their hands are sampled too)."""
     decision, legal, seat = state.decision, state.legal, state.seat
@@ -311,4 +311,4 @@ def _ahead(state: Any, worth: list[float], seat: int) -> bool:
     """Whether the paintings ``seat`` bought this round are worth more than any rival's (by ``worth``)."""
     paid = [sum(worth[CARD_ARTIST[card]] for card in cards) for cards in state.bought]
     mine = paid.pop(seat)
-    return mine > max(paid)
+    return bool(mine > max(paid))
