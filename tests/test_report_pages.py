@@ -127,6 +127,14 @@ def test_report_without_matplotlib_says_what_to_install(tmp_path, monkeypatch):
                                     "pip install 'knizia-arena[report]' (or pip install matplotlib)"
 
 
+def test_serve_without_matplotlib_names_serve_in_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = run("serve", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output.strip() == "Error: arena serve draws its charts with matplotlib: " \
+                                    "pip install 'knizia-arena[report]' (or pip install matplotlib)"
+
+
 def test_rating_history_starts_at_the_prior_and_ends_at_the_ratings():
     placings = [(1, "a", 1), (1, "b", 2), (1, "c", 3), (2, "a", 2), (2, "b", 1), (2, "c", 3), (3, "b", 1), (3, "c", 2)]
     from arena.standings.ratings import rate_games

@@ -91,7 +91,7 @@ def serve(results: str, host: str, port: int, verbose: bool, parent: int | None)
     from arena.report.live_site import LiveSite, load_charting
     from arena.report.plots import require_matplotlib
 
-    require_matplotlib()
+    require_matplotlib("arena serve")
     if not os.path.isdir(results) and parent is None:
         raise ReportError(f"{results}: no such folder (expected a tournament's results folder, e.g. results/demo, "
                           f"or a results root, e.g. results)")

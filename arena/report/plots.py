@@ -18,7 +18,8 @@ from arena.errors import ReportError
 if TYPE_CHECKING:  # matplotlib is an optional dependency (the report extra)
     from matplotlib.typing import RcKeyType
 
-INSTALL_HINT = ("arena report draws its charts with matplotlib: pip install 'knizia-arena[report]' "
+#: what to install, for the command named (``arena report``, ``arena serve``)
+INSTALL_HINT = ("{command} draws its charts with matplotlib: pip install 'knizia-arena[report]' "
                 "(or pip install matplotlib)")
 #: rc settings for every chart: text kept as text, ids that do not change from run to run
 RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "arena-report", "font.size": 9,
@@ -27,15 +28,15 @@ RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "arena-repor
 FAULT_COLOURS = {"timeout": "#e69f00", "illegal": "#d62728", "malformed": "#9467bd", "crash": "#333333"}
 
 
-def require_matplotlib() -> None:
-    """Raise :class:`ReportError` with the install line when matplotlib is not installed (found, not imported:
-    the live site imports it only when it first draws a chart)."""
+def require_matplotlib(command: str = "arena report") -> None:
+    """Raise :class:`ReportError` with the install line, naming ``command``, when matplotlib is not installed
+    (found, not imported: the live site imports it only when it first draws a chart)."""
     try:
         found = importlib.util.find_spec("matplotlib") is not None
     except (ImportError, ValueError):  # ValueError: a module set to None in sys.modules (how a test hides it)
         found = False
     if not found:
-        raise ReportError(INSTALL_HINT)
+        raise ReportError(INSTALL_HINT.format(command=command))
 
 
 def _svg(figure: Any) -> str:
