@@ -119,19 +119,12 @@ def test_report_needs_a_results_folder(tmp_path):
     assert result.exit_code == 2 and "no results.sqlite" in result.output
 
 
-def test_report_without_matplotlib_says_what_to_install(tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", ["report", "serve"])
+def test_report_and_serve_without_matplotlib_say_what_to_install(tmp_path, monkeypatch, command):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    result = run("report", str(tmp_path))
+    result = run(command, str(tmp_path))
     assert result.exit_code == 2
-    assert result.output.strip() == "Error: arena report draws its charts with matplotlib: " \
-                                    "pip install 'knizia-arena[report]' (or pip install matplotlib)"
-
-
-def test_serve_without_matplotlib_names_serve_in_what_to_install(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
-    result = run("serve", str(tmp_path))
-    assert result.exit_code == 2
-    assert result.output.strip() == "Error: arena serve draws its charts with matplotlib: " \
+    assert result.output.strip() == f"Error: arena {command} draws its charts with matplotlib: " \
                                     "pip install 'knizia-arena[report]' (or pip install matplotlib)"
 
 
