@@ -21,7 +21,7 @@ has any. Every game gets one too (:func:`game_versions`, a record's
 ``game_version``): its plugin's distribution and version, and a hash of the
 game's package (as a registered bot's) and of arena's own modules that decide
 a game (:data:`ENGINE_FILES`: the game loop, the seat adapters, the protocol's
-host). A hash covers each file's path (relative to its package's or the
+host and the rest of the sandbox but its reports). A hash covers each file's path (relative to its package's or the
 tournament's folder) and content, in sorted order, so moving a tournament
 folder keeps the versions and editing any file changes them.
 :func:`version_changes` says why two versions differ, for messages like
@@ -82,12 +82,17 @@ MAX_FILE_BYTES = 64 << 20
 PRIVATE_MARKS = ("*.toml", "*.sqlite", "*.sqlite-*", ".env", ".git", "results", "*.log")
 #: a folder holding more entries than this (at any depth) is never shown whole to a bot
 MAX_SHOWN_ENTRIES = 5000
+#: the sandbox's modules that only report on it (what is on here, audits, the command): not deciding a game
+SANDBOX_REPORTS = ("__init__.py", "audit.py", "commands.py", "probe.py")
+_SANDBOX = os.path.join(os.path.dirname(__file__), "sandbox")
 #: arena's own modules that decide a game besides the game's rules (relative to arena's parent folder): the game
-#: loop, the game interface, the seat adapters in and out of process, the host speaking the protocol for Python
-#: bots, playing one spec, and how fault details are cut; a change to any of them changes every game's version
-ENGINE_FILES = ("arena/match.py", "arena/games/base.py", "arena/seating.py", "arena/sandbox/process.py",
-                "arena/sandbox/launcher.py", "arena/sandbox/launch_program.py", "arena/sandbox/launch_template.py",
-                "arena/sandbox/host.py", "arena/runs/play.py", "arena/safetext.py")
+#: loop, the game interface, the seat adapters in and out of process, playing one spec, how fault details are
+#: cut, and every sandbox module that decides what a bot may do and when it faults (the host speaking the
+#: protocol for Python bots, the clock, the freezer, the filter, the limits, the jail: a call refused or a limit
+#: changed can change a bot's moves); a change to any of them changes every game's version
+ENGINE_FILES = ("arena/match.py", "arena/games/base.py", "arena/seating.py", "arena/runs/play.py", "arena/safetext.py",
+                *sorted(f"arena/sandbox/{name}" for name in os.listdir(_SANDBOX)
+                        if name.endswith(".py") and name not in SANDBOX_REPORTS))
 #: the key of a game's version among a run's versions (bots' names never hold ':' without '=')
 GAME_KEY_PREFIX = "game:"
 

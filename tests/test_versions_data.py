@@ -251,6 +251,15 @@ def test_editing_arenas_game_loop_changes_every_games_version(plugins, tmp_path,
     assert all(game_version(game, plugins) != version for game, version in before.items())
 
 
+def test_every_sandbox_module_that_decides_what_a_bot_may_do_is_in_every_games_version():
+    """A refused system call, a limit or the clock can change a bot's moves: their modules count, the sandbox's
+    reports do not."""
+    counted = set(versions.ENGINE_FILES)
+    for module in ("seccomp", "limits", "jail", "clock", "freezer", "channel", "cgroups", "process", "host"):
+        assert f"arena/sandbox/{module}.py" in counted
+    assert not {f"arena/sandbox/{module}.py" for module in ("probe", "audit", "commands")} & counted
+
+
 def test_arenas_deciding_modules_exist():
     """A module renamed away would silently leave the game loop out of every game's version."""
     root = os.path.dirname(os.path.dirname(versions.__file__))
