@@ -11,7 +11,10 @@ first read.
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import LIMITS, honest, play, reports, require
+from test_hostile_unprivileged import folder, kernel_games  # noqa: F401  (``folder``: the fixture)
 from arena.entrants import parse_spec
 from arena.plugins import get_plugins
 from arena.seating import SeatPool
@@ -31,10 +34,26 @@ def test_a_game_can_change_no_setting_of_its_network_namespace_for_the_next():
     control, _ = play([parse_spec("control=random"), honest()], seed=1)
     assert all(record["faults"] == [] for record in records)
     assert records[0]["moves"] == control["moves"]
-    for phase in ("import", "game"):  # (a game reads ids through its own user namespace, so the phases differ)
+    assert_no_mark(seen, ("import", "game"))
+
+
+def assert_no_mark(seen: list[dict], phases: tuple[str, ...]) -> None:
+    """No write took, and every game read what the first read (a game reads ids through its own user namespace,
+    so the phases may differ)."""
+    assert len(seen) == 3
+    for phase in phases:
         first_read = {path: value[0] for path, value in seen[0][phase].items() if path.startswith("/proc")}
         assert len(first_read) == 3
         for game in seen:
             marks = {path: value for path, value in game[phase].items() if path.startswith("/proc")}
             assert all(written != "written" for _, written in marks.values()), (phase, marks)
             assert {path: read for path, (read, _) in marks.items()} == first_read, phase
+
+
+@pytest.mark.parametrize("kind", ["py", "cmd"])
+def test_as_nobody_a_game_can_change_no_setting_of_its_network_namespace_for_the_next(folder, kind):  # noqa: F811
+    played = kernel_games(folder, [("attacker", "net_settings", [])], kind, seeds=(1, 2, 3))
+    off = [phrase for phrase in played["off"] if phrase.split(" ", 1)[0] == "namespaces"]
+    assert not off, off
+    assert all(record["faults"] == [] for record, _ in played["games"])
+    assert_no_mark([reports(texts[0], "sysctl")[-1] for _, texts in played["games"]], ("game",))

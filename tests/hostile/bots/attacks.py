@@ -299,6 +299,39 @@ def root_note(args: list[str]) -> None:
     report(root=seen)
 
 
+#: per-network-namespace settings a game tries to change for the next (each value differs from the kernel's default)
+NET_SETTINGS = {
+    "/proc/sys/net/ipv4/ip_default_ttl": "77",
+    "/proc/sys/net/core/somaxconn": "1000",
+    "/proc/sys/net/ipv4/ping_group_range": "1\t1",
+}
+
+
+def net_settings_seen() -> dict:
+    """Each of :data:`NET_SETTINGS` as read, then ``written`` or the error the write met, and the network
+    namespace (a Python bot's games share their template's)."""
+    seen: dict = {"namespace": os.readlink("/proc/self/ns/net")}
+    for path, mark in NET_SETTINGS.items():
+        try:
+            with open(path) as handle:
+                read = handle.read().strip()
+        except OSError as error:
+            read = type(error).__name__
+        try:
+            with open(path, "w") as handle:
+                handle.write(mark + "\n")
+            written = "written"
+        except OSError as error:
+            written = type(error).__name__
+        seen[path] = [read, written]
+    return seen
+
+
+def net_settings(args: list[str]) -> None:
+    """Leave a mark in the network namespace's settings: test_hostile_network_settings.py."""
+    report(sysctl={"game": net_settings_seen()})
+
+
 #: attack name -> (phase it runs in, function)
 ATTACKS = {
     "none": (None, None),
@@ -317,6 +350,7 @@ ATTACKS = {
     "escape": ("decide", escape),
     "exit_at_start": ("start", lambda args: os._exit(3)),
     "root_note": ("start", root_note),
+    "net_settings": ("start", net_settings),
 }
 from kernel_attacks import KERNEL_ATTACKS  # noqa: E402  (keyrings, locks, watches: test_hostile_kernel.py)
 
