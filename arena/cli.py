@@ -154,7 +154,7 @@ def games() -> None:
     """List the games, their player counts, options, plugin and version.
 
     The version (the plugin's distribution, its version and a hash of the
-    game's rules and of arena's own game loop) is what game records carry; a
+    game's rules and of arena's own game loop and sandbox) is what game records carry; a
     stored game is reused only while it matches.
     """
     plugins = get_plugins()

@@ -51,8 +51,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
     file again resumes: games already stored are not played again. After a
     change to the file or a bot, only the games it changed are played again;
     the old ones stay in the store as history (--fresh discards them). The
-    same holds for a changed game: its rules or arena's own game loop (their
-    versions are in `arena games`); --keep-stale keeps such games. At the end (or after
+    same holds for a changed game: its rules, arena's own game loop or its
+    sandbox (their versions are in `arena games`); --keep-stale keeps such games. At the end (or after
     Ctrl-C or SIGTERM, which stop cleanly and keep finished games, exit status
     130 or 143) the leaderboards are written to ROOT/NAME/leaderboard.md, .csv
     and .json and printed. Workers log to ROOT/NAME/arena.log.
