@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 import zlib
 from pathlib import Path
 from types import SimpleNamespace
@@ -149,6 +150,32 @@ def test_the_writer_process_stores_in_order_and_says_why_a_batch_failed(tmp_path
     with pytest.raises(StoreError, match="no such table: seats"):
         failing.close()
     assert not failing.process.is_alive()
+
+
+def test_closing_the_writer_stores_the_last_games_at_once_not_after_its_wait_for_more(tmp_path, monkeypatch):
+    """A run's end must not wait out the writer's gathering of a transaction (0.25 s on every run before)."""
+    from arena.runs import writer as writer_module
+
+    folder = play(tmp_path, deals=1)
+    store = open_store(str(folder))
+    try:
+        records = [json.loads(text) for text in store.records()]
+        specs = {spec.id: spec for spec in _specs_of(store)}
+    finally:
+        store.close()
+    path = str(folder / "results.sqlite")
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM seats")
+    db.execute("DELETE FROM games")
+    db.commit()
+    db.close()
+    monkeypatch.setattr(writer_module, "GATHER_SECONDS", 30.0)  # the forked writer waits this long for more games
+    writer = StoreWriter(path)
+    writer.add(game_rows([FinishedGame(specs[records[0]["id"]], records[0])]))
+    began = time.monotonic()
+    writer.close()
+    assert time.monotonic() - began < 10  # not the 30 s the writer would wait for a fuller transaction
+    assert [json.loads(line) for line in run("export", str(folder)).splitlines()] == records[:1]
 
 
 def _specs_of(store):

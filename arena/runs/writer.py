@@ -138,18 +138,19 @@ class StoreWriter:
         result = None
         stopped = False
         try:
-            self._answers(wait=True)
+            # ``None`` first: it ends the writer's wait for more games (up to GATHER_SECONDS), so the last
+            # games are stored and answered at once rather than after that wait
             with contextlib.suppress(OSError):
                 self.conn.send(None)
                 stopped = True
-                if self.task is not None:
-                    with contextlib.suppress(EOFError):
-                        result = self.conn.recv()  # the task's result: the writer's last message
-        finally:
-            if not stopped:  # a batch failed: stop the writer all the same
+            self._answers(wait=True)
+            if stopped:
                 with contextlib.suppress(OSError):
-                    self.conn.send(None)
-            self.conn.close()
+                    if self.task is not None:
+                        with contextlib.suppress(EOFError):
+                            result = self.conn.recv()  # the task's result: the writer's last message
+        finally:
+            self.conn.close()  # a writer we could not send ``None`` to is gone, or ends at this end of file
             self.process.join()
             if self.task is not None:
                 self.task.received(result)
