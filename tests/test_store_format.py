@@ -124,8 +124,9 @@ def test_a_store_of_the_previous_format_takes_new_games(tmp_path):
     assert run("export", str(play(tmp_path / "fresh", deals=5))).splitlines() == after
 
 
-def test_the_writer_process_stores_in_order_and_says_why_a_batch_failed(tmp_path):
-    folder = play(tmp_path, deals=2)
+def _emptied_store(tmp_path, deals):
+    """A played run's folder, its records and specs, and its store's path and connection with no game left."""
+    folder = play(tmp_path, deals=deals)
     store = open_store(str(folder))
     try:
         records = [json.loads(text) for text in store.records()]
@@ -137,6 +138,11 @@ def test_the_writer_process_stores_in_order_and_says_why_a_batch_failed(tmp_path
     db.execute("DELETE FROM seats")
     db.execute("DELETE FROM games")
     db.commit()
+    return folder, records, specs, path, db
+
+
+def test_the_writer_process_stores_in_order_and_says_why_a_batch_failed(tmp_path):
+    folder, records, specs, path, db = _emptied_store(tmp_path, deals=2)
     writer = StoreWriter(path)
     for record in records:  # one batch a game, in schedule order
         writer.add(game_rows([FinishedGame(specs[record["id"]], record)]))
@@ -156,18 +162,7 @@ def test_closing_the_writer_stores_the_last_games_at_once_not_after_its_wait_for
     """A run's end must not wait out the writer's gathering of a transaction (0.25 s on every run before)."""
     from arena.runs import writer as writer_module
 
-    folder = play(tmp_path, deals=1)
-    store = open_store(str(folder))
-    try:
-        records = [json.loads(text) for text in store.records()]
-        specs = {spec.id: spec for spec in _specs_of(store)}
-    finally:
-        store.close()
-    path = str(folder / "results.sqlite")
-    db = sqlite3.connect(path)
-    db.execute("DELETE FROM seats")
-    db.execute("DELETE FROM games")
-    db.commit()
+    folder, records, specs, path, db = _emptied_store(tmp_path, deals=1)
     db.close()
     monkeypatch.setattr(writer_module, "GATHER_SECONDS", 30.0)  # the forked writer waits this long for more games
     writer = StoreWriter(path)
