@@ -49,7 +49,7 @@ from typing import NamedTuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ratings import UPDATE_TARGET_US, synthetic_games, update_costs  # noqa: E402
-from runner import tournament_file  # noqa: E402
+from runner import arena_script, tournament_file  # noqa: E402
 
 COORDINATOR_TARGET_US = 50.0
 BYTES_TARGET = 3 * 1024
@@ -202,7 +202,7 @@ def cpu_table(runs: dict[int, Cpu]) -> str:
 def games_per_second(path: str, games: int, jobs: int) -> float:
     """``arena run PATH --fresh --sandbox none -j JOBS`` as a user starts it: games over seconds, start to exit."""
     began = time.perf_counter()
-    subprocess.run(["arena", "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)], check=True,
+    subprocess.run([arena_script(), "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=os.path.dirname(path))
     return games / (time.perf_counter() - began)
 
