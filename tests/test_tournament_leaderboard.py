@@ -232,3 +232,50 @@ def test_ratings_are_cached_per_number_of_games_and_rater(folder):
         assert other != ratings and store.cached_figures("silk-road", store.count("silk-road"))["rater"] == "openskill"
     finally:
         store.close()
+
+
+def _cached_trueskill(folder):
+    """Per game of ``folder``'s store, the live ratings its run's writer cached (None: the writer gave none)."""
+    store = open_store(folder)
+    try:
+        return {game: store.cached_figures(game, store.count(game)) for game in ("modern-art", "silk-road")}
+    finally:
+        store.close()
+
+
+def test_rating_beside_the_writer_gives_the_writers_ratings(tmp_path, monkeypatch):
+    """Runs of many workers rate in a process beside the store writer: the same ratings, cached by the run."""
+    from arena.runs import loop
+
+    cached = {}
+    for threshold in (6, 2):  # a -j 2 run as it is, then rating aside as -j 6 and more do
+        monkeypatch.setattr(loop, "RATE_ASIDE_FROM_JOBS", threshold)
+        outcome = run_tournament(make_tournament(), get_plugins(), root=str(tmp_path / str(threshold)), jobs=2,
+                                 sandbox="none", progress_stream=io.StringIO())
+        cached[threshold] = _cached_trueskill(outcome.folder)
+    assert all(found is not None for found in cached[2].values())  # rated live, not left to the leaderboard
+    assert cached[2] == cached[6]
+
+
+def test_rating_beside_the_writer_that_fails_costs_no_game(tmp_path, monkeypatch, folder):
+    """The process beside the writer raises: every game is stored, and the leaderboard rates them itself."""
+    from arena.runs import loop
+    from arena.standings import live_ratings
+
+    def broken(self, games):
+        raise RuntimeError("a rating that fails")
+
+    monkeypatch.setattr(loop, "RATE_ASIDE_FROM_JOBS", 2)
+    monkeypatch.setattr(live_ratings._Rating, "add_placings", broken)  # forked with the writer, then beside it
+    outcome = run_tournament(make_tournament(), get_plugins(), root=str(tmp_path), jobs=2, sandbox="none",
+                             progress_stream=io.StringIO())
+    assert outcome.played == outcome.total and not outcome.failed
+    assert all(cached is None for cached in _cached_trueskill(outcome.folder).values())
+    log_text = read(outcome.folder, "arena.log")
+    assert "store-rater ERROR - arena.runs: the store writer's _Rating, beside it, failed" in log_text
+    store, before = open_store(outcome.folder), open_store(folder)
+    try:
+        assert build_leaderboard(store)["sections"] == build_leaderboard(before)["sections"]
+    finally:
+        store.close()
+        before.close()

@@ -193,6 +193,15 @@ class RunLog:
         self.handler.close()
 
 
+def flush_log_queue() -> None:
+    """In a process forked by hand (no ``multiprocessing.Process``), before ``os._exit``: send its log records on."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, MultiProcessingHandler) and handler.queue is not None:
+            with contextlib.suppress(OSError, ValueError):
+                handler.queue.close()
+                handler.queue.join_thread()
+
+
 def abandon_log_queue() -> None:
     """In a worker whose main process is gone: exit without waiting to flush log records nobody reads."""
     for handler in logging.getLogger().handlers:

@@ -28,7 +28,7 @@ from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.pools.inline import InlinePool
 from arena.runs.store import Store, StoredGame, game_rows, remove_store, store_path
-from arena.runs.writer import StoreWriter, WriterTask
+from arena.runs.writer import RATE_ASIDE_FROM_JOBS, StoreWriter, WriterTask
 
 log = logging.getLogger("arena.runs")
 LOG_FILE = "arena.log"
@@ -321,7 +321,7 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
                  outcome.reused, type(pool).__name__)
         # games played elsewhere are stored by a process of its own (arena.runs.writer); in-process, here
         if not isinstance(pool, InlinePool):
-            writer = StoreWriter(store.path, writer_task)
+            writer = StoreWriter(store.path, writer_task, rate_aside=pool.jobs >= RATE_ASIDE_FROM_JOBS)
         sink = _Sink(store, outcome, progress, on_game, run_log, writer)
         with _stop_on_signals(pool, outcome):
             try:

@@ -24,11 +24,11 @@ play, the run goes on and the leaderboard rates the games itself afterwards.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import GameRows, Store, StoredGame
-from arena.runs.writer import placings
+from arena.runs.writer import Placing, placings
 from arena.standings.raters import Rater, SeatedGame
 
 #: reused games rated after each batch the writer stores
@@ -88,8 +88,13 @@ class _Rating:
         that a rerun of a large store does not keep the writer from the batches
         of the games played now; a game's stream rates them in schedule order whatever the order they come in.
         """
+        self.add_placings(placings(rows))
+
+    def add_placings(self, games: Iterable[Placing]) -> None:
+        """:meth:`add` from each game's name, order and seats' bots and ranks (what a writer that rates in a
+        process beside it sends there)."""
         streams = self.streams
-        for game, order, bots, ranks in placings(rows):
+        for game, order, bots, ranks in games:
             stream = streams.get(game)
             if stream is not None:  # a game whose ratings were settled before the run is not rated again
                 stream.add(order, (bots, ranks))
