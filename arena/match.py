@@ -128,9 +128,20 @@ class Seat(Protocol):
     def close(self) -> None: ...
 
 
+#: what ``bot.decide`` is before a bot starts (``None``): calling it fails as calling ``None.decide`` would
+_NO_BOT: Any = None
+
+
+def _unstarted(request: dict[str, Any]) -> Any:
+    """The ``decide`` of a seat with no bot (before its start, after its end): fails as ``None.decide`` does."""
+    return _NO_BOT.decide(request)
+
+
 def _decide_of(bot: Any) -> Callable[[dict[str, Any]], Any]:
     """``bot.decide``, looked up once; without one (or before a bot starts, ``bot`` None) a stand-in
     that fails exactly as calling ``bot.decide`` would, so the fault reads the same."""
+    if bot is None:
+        return _unstarted
     decide = getattr(bot, "decide", None)
     if decide is not None:
         return decide  # type: ignore[no-any-return]
@@ -171,7 +182,7 @@ class InProcessBot:
         self.factory = factory
         self.bot: Any = None
         #: the bot's ``decide``, looked up once, after the bot's own ``start`` (which may set it)
-        self._decide = _decide_of(None)
+        self._decide: Callable[[dict[str, Any]], Any] = _unstarted
 
     def start(self, info: dict[str, Any], limit_ms: float) -> None:
         began = perf_counter()
@@ -208,11 +219,11 @@ class InProcessBot:
             except Exception:
                 pass
         self.bot = None
-        self._decide = _decide_of(None)
+        self._decide = _unstarted
 
     def close(self) -> None:
         self.bot = None
-        self._decide = _decide_of(None)
+        self._decide = _unstarted
 
 
 def play_game(
@@ -246,6 +257,9 @@ def play_game(
     cursors = [0] * players
     move_ms = limits.move_ms
     setup_public = {"money": state.money(), "first": setup.get("first", 0)}
+    #: an InProcessBot's own bot's ``decide`` by seat, called directly (one call less per decision), else None
+    #: (another adapter, or a seat stopped after its faults: the loop's slower path serves those)
+    direct: list[Callable[[dict[str, Any]], Any] | None] = [None] * players
 
     def fault(seat: int, decision: str | None, kind: str, detail: str, move: int | None, **extra: Any) -> None:
         entry = {"seat": seat, "move": move, "decision": decision, "kind": kind, "detail": cap_detail(detail)}
@@ -254,24 +268,26 @@ def play_game(
         fault_count[seat] += 1
         if fault_count[seat] >= limits.max_faults:
             stopped[seat] = True
+            direct[seat] = None
         log.warning("game %s: seat %d (%s) %s fault in %s: %s", game_id, seat, names[seat], kind, decision,
                     entry["detail"])
 
     seat: int | None
+    start_ms, bank_ms, game_name, players_named = limits.start_ms, limits.bank_ms, game.name, list(names)
     for seat, bot in enumerate(bots):
         info = {
             "type": "start",
-            "game": game.name,
+            "game": game_name,
             "seat": seat,
-            "players": list(names),
+            "players": players_named[:],
             "options": options,
-            "time": limits.time_message(),
+            "time": {"start_ms": start_ms, "move_ms": move_ms, "bank_ms": bank_ms},
             "setup_public": setup_public,
             "seed": bot_seeds[seat],
         }
         try:
             try:
-                bot.start(info, limits.start_ms)
+                bot.start(info, start_ms)
             except BotFault:
                 raise
             except Exception as error:  # never a failed game: see _unserved
@@ -279,6 +295,9 @@ def play_game(
         except BotFault as error:
             fault(seat, "start", error.kind, str(error), None, clock=getattr(bot, "clock", "wall"))
             stopped[seat] = True
+        else:
+            if type(bot) is InProcessBot:
+                direct[seat] = bot._decide
 
     # the hot loop: one pass per decision, so what does not change between decisions is looked up once
     # a state that is not a GameState subclass (duck-typed) has no log_counter: its log list's length serves
@@ -286,42 +305,38 @@ def play_game(
     log_length = counter() if counter is not None else state.log.__len__
     apply = state.apply
     decides = [bot.decide for bot in bots]
-    #: an InProcessBot's own bot's ``decide``, called here directly (one call less per decision), else None
-    direct = [bot._decide if type(bot) is InProcessBot else None for bot in bots]
     #: each seat's time for its next decision (move time plus bank), recomputed only when its bank shrinks
     allowed = [move_ms + banked for banked in bank]
     time_left = [int(ms) for ms in allowed]
+    #: an in-process answer within this many ms needs no look at the seat's bank: none is over its move time,
+    #: nor its allowance (a bank never goes below zero, nor below the limits' own when that is negative)
+    quick_ms = move_ms + min(0, bank_ms)
     # one request object for the whole game, its keys overwritten in place (same keys, same order): a bot
     # that keeps a request past its decision copies it
     request = Request()
     request["type"] = "decide"
     request["decision"] = request["legal"] = request["time_left_ms"] = None
+    request._state = state
     fixed_keys = len(request)
+    record_move = moves.append
     # one clock read per decision: an in-process bot's time runs from the previous read (the engine's few
     # microseconds of apply between them count, as they would on the bot's own clock); every other path
     # reads the clock again before the next in-process decision
     last = perf_counter()
     while (seat := state.seat) is not None:
         decision = state.decision
-        if stopped[seat]:
-            action = state.default_action()
-            moves.append((seat, decision, action))
-            apply(action)
-            last = perf_counter()
-            continue
-        if len(request) != fixed_keys:  # a lazy key built for the previous decision
-            request.pop("view", None)
-            request.pop("events", None)
-        request["decision"] = decision
-        request["legal"] = state.legal
-        request["time_left_ms"] = time_left[seat]
-        request._state = state
-        request._seat = seat
-        request._first = cursors[seat]
-        request._last = cursors[seat] = log_length()
-        try:
-            bot_decide = direct[seat]
-            if bot_decide is not None:  # what InProcessBot.decide does, inlined
+        bot_decide = direct[seat]
+        if bot_decide is not None:  # an in-process bot: what InProcessBot.decide does, inlined
+            if len(request) != fixed_keys:  # a lazy key built for the previous decision
+                request.pop("view", None)
+                request.pop("events", None)
+            request["decision"] = decision
+            request["legal"] = state.legal
+            request["time_left_ms"] = time_left[seat]
+            request._seat = seat
+            request._first = cursors[seat]
+            request._last = cursors[seat] = log_length()
+            try:
                 try:
                     action = bot_decide(request)
                 except Exception as error:
@@ -329,9 +344,39 @@ def play_game(
                 now = perf_counter()
                 used = (now - last) * 1000
                 last = now
-                if used > allowed[seat]:
-                    raise _late(used, allowed[seat])
-            else:
+                if used > quick_ms:
+                    if used > allowed[seat]:
+                        raise _late(used, allowed[seat])
+                    if used > move_ms:
+                        bank[seat] -= used - move_ms
+                        allowed[seat] = move_ms + bank[seat]
+                        time_left[seat] = int(allowed[seat])
+                if type(action) is not dict:
+                    raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
+                apply(action)
+                record_move((seat, decision, action))
+                continue
+            except BotFault as error:
+                failure: BotFault | ActionError = error
+            except ActionError as error:
+                failure = error
+        elif stopped[seat]:
+            action = state.default_action()
+            record_move((seat, decision, action))
+            apply(action)
+            last = perf_counter()
+            continue
+        else:  # another adapter (a process)
+            if len(request) != fixed_keys:
+                request.pop("view", None)
+                request.pop("events", None)
+            request["decision"] = decision
+            request["legal"] = state.legal
+            request["time_left_ms"] = time_left[seat]
+            request._seat = seat
+            request._first = cursors[seat]
+            request._last = cursors[seat] = log_length()
+            try:
                 try:
                     action, used = decides[seat](request, allowed[seat])
                 except BotFault:
@@ -339,35 +384,44 @@ def play_game(
                 except Exception as error:
                     raise _unserved(str(decision), error) from None
                 last = perf_counter()
-            if used > move_ms:
-                bank[seat] -= used - move_ms
-                allowed[seat] = move_ms + bank[seat]
-                time_left[seat] = int(allowed[seat])
-            if type(action) is not dict:
-                raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
-            apply(action)
-            moves.append((seat, decision, action))
-        except BotFault as error:
-            if error.stops_seat:
+                if used > move_ms:
+                    bank[seat] -= used - move_ms
+                    allowed[seat] = move_ms + bank[seat]
+                    time_left[seat] = int(allowed[seat])
+                if type(action) is not dict:
+                    raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
+                apply(action)
+                record_move((seat, decision, action))
+                continue
+            except BotFault as error:
+                failure = error
+            except ActionError as error:
+                failure = error
+        # a fault: the decision's default action is applied
+        if isinstance(failure, BotFault):
+            if failure.stops_seat:
                 stopped[seat] = True
+                direct[seat] = None
             action = state.default_action()
-            fault(seat, decision, error.kind, str(error), len(moves),
-                  **({"clock": getattr(error, "clock", None) or bots[seat].clock} if error.kind == "timeout" else {}))
-            moves.append((seat, decision, action))
-            apply(action)
-            last = perf_counter()
-        except ActionError as error:
+            fault(seat, decision, failure.kind, str(failure), len(moves),
+                  **({"clock": getattr(failure, "clock", None) or bots[seat].clock}
+                     if failure.kind == "timeout" else {}))
+        else:
             action = state.default_action()
-            fault(seat, decision, error.fault_kind, str(error), len(moves))
-            moves.append((seat, decision, action))
-            apply(action)
-            last = perf_counter()
+            fault(seat, decision, failure.fault_kind, str(failure), len(moves))
+        record_move((seat, decision, action))
+        apply(action)
+        last = perf_counter()
 
     result = state.result()
     # a crashed or timed-out bot is not spoken to again this game
     silenced = {f["seat"] for f in faults if f["kind"] in ("crash", "timeout")} if faults else ()
     for seat, bot in enumerate(bots):
         if seat in silenced:
+            continue
+        if type(bot) is InProcessBot and getattr(bot.bot, "end", None) is None:
+            bot.bot = None  # what InProcessBot.end does for a bot without an ``end``: no message to build
+            bot._decide = _unstarted
             continue
         message = EndMessage()
         message["type"] = "end"

@@ -5,7 +5,7 @@ it does per game bounds the whole run (``benchmarks/scale.py``). Everything
 about a game that can be made where it was played is made there, once:
 
 - the record as the store keeps it: its JSON text (``orjson``, exactly the
-  text ``arena export`` prints) compressed with zlib (about 1.2 KB for a
+  text ``arena export`` prints) compressed with zlib (about 1.35 KB for a
   random four-player Modern Art game's 11-12 KB);
 - its seats' rows (bot, version, money, rank, fault count) and its faults' rows;
 - the run log's "finished" line, formatted as the log formats a record.
@@ -19,8 +19,9 @@ or of both, read the same.
 
 from __future__ import annotations
 
-import logging
-import os
+import functools
+import sys
+import time
 import zlib
 from typing import Any, NamedTuple
 
@@ -28,10 +29,14 @@ import orjson
 
 from arena.runs.logs import LINE_FORMAT, escape_control
 
-#: zlib's level for stored records: level 6 makes a random Modern Art record 1.2 KB in about 50 us
-#: (level 1: 1.6 KB in 30 us; level 9: 1.15 KB in 100 us)
-LEVEL = 6
-_FORMATTER = logging.Formatter(LINE_FORMAT)
+#: zlib's level for stored records: level 3 makes a random Modern Art x4 record (11.4 KB of JSON) 1.35 KB in
+#: about 42 us of a worker's time, a Silk Road x3 record (8.1 KB) 1.0 KB in 31 us; level 6, the default, 1.18
+#: and 0.88 KB but in 75-93 and 52 us (a tenth of a random game's whole time in its worker); levels 1 and 2 save
+#: 1-4 us for 4-15% more bytes (issue 26)
+LEVEL = 3
+#: what :func:`finished_line` writes, as :data:`arena.runs.logs.LINE_FORMAT` formats a record (checked at import)
+_LINE = "{time} {process} INFO {game} arena.runs: {message}\n"
+assert LINE_FORMAT == "%(asctime)s %(processName)s %(levelname)s %(game)s %(name)s: %(message)s"
 
 
 class PackedGame(NamedTuple):
@@ -74,16 +79,32 @@ def fault_rows(record: dict[str, Any]) -> tuple[tuple[int, Any, str, str, str], 
 
 
 def finished_line(game_id: str, record: dict[str, Any], seconds: float, worker: str) -> str:
-    """The run log's line for a game that ended, as the log would write it had ``worker`` logged it."""
-    line = logging.LogRecord("arena.runs", logging.INFO, __file__, 0, "finished in %.3f s: %s", (
-        seconds, ", ".join(f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"]))),
-        None)
-    line.msg = escape_control(line.getMessage())
-    line.args = None
-    line.processName = worker or line.processName
-    line.process = os.getpid()
-    line.game = game_id
-    return _FORMATTER.format(line) + "\n"
+    """The run log's line for a game that ended, as the log would write it had ``worker`` logged it.
+
+    The same text as ``logging.Formatter(LINE_FORMAT)`` gives a record made now (its time, with milliseconds,
+    in local time; a worker's name, or this process's), made without a ``LogRecord`` and a formatter: they
+    cost 15 us a game, a fortieth of a random game's time in its worker.
+    """
+    now = time.time()
+    whole = int(now)
+    message = escape_control("finished in %.3f s: %s" % (
+        seconds, ", ".join(f"{name} {money}" for name, money in zip(record["players"], record["result"]["money"]))))
+    return _LINE.format(time=f"{_second_text(whole)},{int((now - whole) * 1000):03d}",
+                        process=worker or _process_name(), game=game_id, message=message)
+
+
+@functools.lru_cache(maxsize=4)
+def _second_text(second: int) -> str:
+    """``second`` (seconds since the epoch) as logging's default time format writes it: the same for the many
+    games that end within one second."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
+
+
+def _process_name() -> str:
+    """This process's name as a log record gives it (multiprocessing's name for it, once multiprocessing is
+    imported)."""
+    process = sys.modules.get("multiprocessing")
+    return process.current_process().name if process is not None else "MainProcess"
 
 
 def pack(game_id: str, record: dict[str, Any], versions: tuple[str, ...], seconds: float,
