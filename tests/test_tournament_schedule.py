@@ -161,3 +161,17 @@ def test_a_specs_key_is_the_hash_arena_always_made_so_stored_games_are_still_reu
     # a key of this schedule as stores hold it (made by arena before this change)
     assert specs[5].id == "cup/modern-art/random+r2+r3/d2/r3"
     assert specs[5].key == "515857c42278379f600fe5c19642f6a352e1c50e1016dc42f6b72a4212b449d1"
+
+
+def test_a_schedules_specs_are_the_specs_their_fields_make(plugins):
+    """Specs are made the fast way (GameSpec.made): each holds every field and equals the constructor's spec."""
+    import dataclasses
+
+    from arena.runs.spec import GameSpec
+
+    specs = tasks_of(plugins, RANDOMS[:3], [{"name": "modern-art", "players": 3}, {"name": "silk-road", "players": 2}])
+    names = [field.name for field in dataclasses.fields(GameSpec)]
+    for spec in specs:
+        built = GameSpec(**{name: getattr(spec, name) for name in names})
+        assert list(spec.__dict__) == names  # every field, no other
+        assert spec == built and repr(spec) == repr(built) and spec.key == built.key

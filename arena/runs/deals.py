@@ -105,8 +105,9 @@ class TableDeal:
         made = []
         for order, rotation in enumerate(range(1, players + 1) if rotations is None else rotations, first_order):
             seated = _seated(players, rotation)
-            made.append(GameSpec(order=order, id=stem + str(rotation), game=self.game, table=self.table, deal=number,
-                                 rotation=rotation, options=self.options, setup=setup, entrants=seated(self.entrants),
-                                 seed=seed, bot_seeds=seated(self.bot_seeds), limits=self.limits,
-                                 sandbox=self.sandbox, versions=seated(versions), game_version=game_version))
+            made.append(GameSpec.made({
+                "order": order, "id": stem + str(rotation), "game": self.game, "table": self.table, "deal": number,
+                "rotation": rotation, "options": self.options, "setup": setup, "entrants": seated(self.entrants),
+                "seed": seed, "bot_seeds": seated(self.bot_seeds), "limits": self.limits, "sandbox": self.sandbox,
+                "versions": seated(versions), "game_version": game_version}))
         return made
