@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _random
 import ctypes
 import os
 import signal
+import sys
 from typing import Callable
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -66,6 +68,40 @@ def _forked(call: Callable[[], int]) -> int:
     return pid
 
 
+def one_thread() -> bool:
+    """Whether this process runs one thread only (its ``/proc/self/task`` holds one entry: a folder's links are
+    two and one per entry); False where that cannot be read."""
+    try:
+        return os.stat("/proc/self/task").st_nlink == 3
+    except OSError:
+        return False
+
+
+def _forked_lean(call: Callable[[], int]) -> int:
+    """Run ``call`` (a system call that forks) in a process of one thread, without Python's fork handlers: no
+    other thread holds a lock or a thread state to reset, and the handlers' Python code (``threading``'s,
+    ``logging``'s, ``random``'s) writes about 200 pages that the child would copy. What of them a new process
+    needs is done here: ``random``'s shared generator gets a new seed in the child, as after ``os.fork``."""
+    pid = call()
+    if pid == 0:
+        _reseed_random()
+        return 0
+    if pid < 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"clone: {os.strerror(number)}")
+    return pid
+
+
+def _reseed_random() -> None:
+    """Seed ``random``'s shared generator afresh (from the kernel), if the process imported ``random``: what its
+    own after-fork handler does, through the C method (no Python frame of ``random.Random.seed``)."""
+    shared = getattr(sys.modules.get("random"), "_inst", None)
+    if isinstance(shared, _random.Random):
+        _random.Random.seed(shared, None)
+        if hasattr(shared, "gauss_next"):  # ``random.Random``'s own: its next normal draw, dropped by a new seed
+            vars(shared)["gauss_next"] = None
+
+
 def _clone_into(flags: int, cgroup: int) -> int:
     """``clone3`` with ``flags`` into the cgroup folder ``cgroup``, through the structures made once."""
     _ARGS.flags, _ARGS.pidfd, _ARGS.exit_signal, _ARGS.cgroup = flags, ctypes.addressof(_PIDFD), signal.SIGCHLD, cgroup
@@ -79,11 +115,14 @@ def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
     The child's C library keeps the parent's cached thread id, so the caller must be process 1 of its
     PID namespace and ``flags`` must hold ``CLONE_NEWPID`` (the child is process 1 of its own).
     Raises ``OSError`` (ENOSYS, EPERM, ...) when the kernel refuses, for example a cgroup it may not enter.
+    A process of one thread forks without Python's fork handlers (:func:`_forked_lean`): a callback of
+    ``os.register_at_fork`` runs only where the caller runs more threads.
     """
     _PIDFD.value = -1
+    forked = _forked_lean if one_thread() else _forked
     if cgroup is None:
-        pid = _forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(
+        pid = forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(
             flags | CLONE_PIDFD | signal.SIGCHLD), None, ctypes.byref(_PIDFD), None, None)))
     else:
-        pid = _forked(lambda: _clone_into(flags | CLONE_PIDFD | CLONE_INTO_CGROUP, cgroup))
+        pid = forked(lambda: _clone_into(flags | CLONE_PIDFD | CLONE_INTO_CGROUP, cgroup))
     return (pid, _PIDFD.value) if pid else (0, -1)
