@@ -248,8 +248,8 @@ def play_game(
     """
     players = len(bots)
     state = game.new_state(setup, options)
-    #: (seat, decision, action) per move: the record's move objects are made once, at the end
-    moves: list[tuple[int, str | None, Any]] = []
+    #: the record's move objects, made as each move is applied (a tuple now and a dict at the end cost more)
+    moves: list[dict[str, Any]] = []
     faults: list[dict[str, Any]] = []
     fault_count = [0] * players
     stopped = [False] * players
@@ -354,7 +354,7 @@ def play_game(
                 if type(action) is not dict:
                     raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
                 apply(action)
-                record_move((seat, decision, action))
+                record_move({"seat": seat, "decision": decision, "action": action})
                 continue
             except BotFault as error:
                 failure: BotFault | ActionError = error
@@ -362,7 +362,7 @@ def play_game(
                 failure = error
         elif stopped[seat]:
             action = state.default_action()
-            record_move((seat, decision, action))
+            record_move({"seat": seat, "decision": decision, "action": action})
             apply(action)
             last = perf_counter()
             continue
@@ -391,7 +391,7 @@ def play_game(
                 if type(action) is not dict:
                     raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
                 apply(action)
-                record_move((seat, decision, action))
+                record_move({"seat": seat, "decision": decision, "action": action})
                 continue
             except BotFault as error:
                 failure = error
@@ -409,7 +409,7 @@ def play_game(
         else:
             action = state.default_action()
             fault(seat, decision, failure.fault_kind, str(failure), len(moves))
-        record_move((seat, decision, action))
+        record_move({"seat": seat, "decision": decision, "action": action})
         apply(action)
         last = perf_counter()
 
@@ -443,7 +443,7 @@ def play_game(
         "seed": seed,
         "players": list(names),
         "setup": setup,
-        "moves": [{"seat": seat, "decision": decision, "action": action} for seat, decision, action in moves],
+        "moves": moves,
         "result": result,
         "faults": faults,
     }
