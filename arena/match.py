@@ -315,7 +315,10 @@ def play_game(
     # that keeps a request past its decision copies it
     request = Request()
     request["type"] = "decide"
-    request["decision"] = request["legal"] = request["time_left_ms"] = None
+    request["decision"] = request["legal"] = None
+    #: every seat has the same time left until a bank first shrinks: until then the request keeps that value
+    request["time_left_ms"] = time_left[0] if time_left else None
+    times_differ = False
     request._state = state
     fixed_keys = len(request)
     record_move = moves.append
@@ -332,7 +335,8 @@ def play_game(
                 request.pop("events", None)
             request["decision"] = decision
             request["legal"] = state.legal
-            request["time_left_ms"] = time_left[seat]
+            if times_differ:
+                request["time_left_ms"] = time_left[seat]
             request._seat = seat
             request._first = cursors[seat]
             request._last = cursors[seat] = log_length()
@@ -351,6 +355,7 @@ def play_game(
                         bank[seat] -= used - move_ms
                         allowed[seat] = move_ms + bank[seat]
                         time_left[seat] = int(allowed[seat])
+                        times_differ = True
                 if type(action) is not dict:
                     raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
                 apply(action)
@@ -388,6 +393,7 @@ def play_game(
                     bank[seat] -= used - move_ms
                     allowed[seat] = move_ms + bank[seat]
                     time_left[seat] = int(allowed[seat])
+                    times_differ = True
                 if type(action) is not dict:
                     raise MalformedAction(f"{decision}: expected a JSON object, got {action!r}")
                 apply(action)
