@@ -70,3 +70,22 @@ def test_a_template_running_a_second_thread_forks_its_games_with_pythons_fork_ha
     assert [game["handled"] for game in seen] == [1, 1, 1]
     assert len({game["random"] for game in seen}) == 3
     assert all(game["threads"] == 1 and game["main"] for game in seen)
+
+
+def test_a_template_makes_what_its_games_jails_pass_the_kernel_once():
+    """``limits.prepare_games`` (the template, before each fork) makes each game's id maps and scratch mounts
+    as the kernel takes them, once per user and size: each game's bot finds them made (no object of its own to
+    make, no page more to copy), the same for every game, a new plan only for another size or user."""
+    from arena.sandbox import jail, limits
+
+    limits.prepare_games((1000, 1001), 64)
+    plan = jail.scratch_plan(64, (1000, 1001))
+    assert jail.scratch_plan(64, (1000, 1001)) is plan and limits.id_maps((1000, 1001)) is limits.id_maps((1000, 1001))
+    assert plan.tmpfs == (b"tmpfs", b"/.scratch", b"tmpfs", jail.MS_NOSUID | jail.MS_NODEV,
+                          b"mode=0755,size=64m,nr_inodes=16384,uid=1000,gid=1001")
+    assert plan.folders == ((b"/.scratch/tmp", 0o1777, b"/tmp"), (b"/.scratch/shm", 0o1777, b"/dev/shm"),
+                            (b"/.scratch/home", 0o700, b"/home/bot"))
+    assert limits.id_maps((1000, 1001)) == ((b"/proc/self/setgroups", b"deny"), (b"/proc/self/uid_map", b"1000 1000 1"),
+                                            (b"/proc/self/gid_map", b"1001 1001 1"))
+    assert jail.scratch_plan(32, (1000, 1001)).tmpfs[4].startswith(b"mode=0755,size=32m,")
+    assert jail.scratch_plan(64, (7, 7), "/newroot").folders[0] == (b"/newroot/.scratch/tmp", 0o1777, b"/newroot/tmp")

@@ -207,6 +207,7 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
                     if len(pipes) != 3:
                         raise OSError("a request without the game's three pipes")
                     shared = request.get("shared_namespaces") is True and no_sockets
+                    limits.prepare_games(ids, request["memory_mb"])  # here once, not in each game's bot
                     pid, pidfd = limits.fork_game(cgroup[0], cgroup[1], shared=shared)
                 except OSError as error:
                     control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))

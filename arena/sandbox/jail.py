@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from arena.sandbox.kernel import shared_mappings
 from arena.sandbox.syscalls import check as _check
@@ -35,6 +35,10 @@ SCRATCH = "/.scratch"
 HOME = "/home/bot"
 #: inodes of the scratch tmpfs (each costs kernel memory the size cap does not see)
 SCRATCH_INODES = 16384
+
+#: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
+#: each game's bot would write pages that the bot then copies)
+_libc_mount, _libc_capset, _libc_prctl = _libc.mount, _libc.capset, _libc.prctl
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 16384, 1 << 18, 1 << 21
@@ -164,6 +168,33 @@ def covered(paths: list[str]) -> list[str]:
             if any(path == place or path.startswith(place + "/") for place in ("/tmp", "/dev/shm", HOME))]
 
 
+class ScratchPlan(NamedTuple):
+    """The mounts of a scratch (:func:`fresh_scratch`), as the system calls take them: made once per size,
+    owner and root (:func:`scratch_plan`), so that each game's bot only makes the calls."""
+
+    tmpfs: tuple[bytes, bytes, bytes, int, bytes]  # mount(2)'s arguments
+    folders: tuple[tuple[bytes, int, bytes], ...]  # each folder of the scratch, its mode, where it is bound
+
+
+_plans: dict[tuple[int, tuple[int, int], str], ScratchPlan] = {}
+
+
+def scratch_plan(size_mb: int, owner: tuple[int, int], root: str = "") -> ScratchPlan:
+    """The plan of a scratch of ``size_mb`` owned by ``owner`` (uid, gid) under ``root``; a template makes its
+    games' before it forks the first (:func:`arena.sandbox.limits.prepare_games`)."""
+    key = (size_mb, owner, root)
+    plan = _plans.get(key)
+    if plan is None:
+        uid, gid = owner
+        options = f"mode=0755,size={max(size_mb, 1)}m,nr_inodes={SCRATCH_INODES},uid={uid},gid={gid}"
+        places = (("tmp", 0o1777, "/tmp"), ("shm", 0o1777, "/dev/shm"), ("home", 0o700, HOME))
+        plan = _plans[key] = ScratchPlan(
+            (b"tmpfs", os.fsencode(root + SCRATCH), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
+            tuple((os.fsencode(f"{root}{SCRATCH}/{name}"), mode, os.fsencode(root + target))
+                  for name, mode, target in places))
+    return plan
+
+
 def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Sequence[str] = ()) -> None:
     """Mount a new scratch tmpfs of ``size_mb`` and bind its folders on /tmp, /dev/shm and HOME.
 
@@ -173,21 +204,22 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
     """
     # shallowest first, each with what lies under it (MS_REC): in a game's new user namespace a bind of a
     # folder holding a locked mount without it is refused (EINVAL), and a later bind would cover an earlier one
-    kept = sorted(outermost(keep), key=lambda path: path.count(os.sep))
-    held = [(path, os.open(path, os.O_PATH)) for path in kept if os.path.exists(path)]
+    held = [(path, os.open(path, os.O_PATH)) for path in sorted(outermost(keep), key=lambda path: path.count(os.sep))
+            if os.path.exists(path)] if keep else []
     uid, gid = owner
-    _mount("tmpfs", root + SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV,
-           f"mode=0755,size={max(size_mb, 1)}m,nr_inodes={SCRATCH_INODES},uid={uid},gid={gid}")
+    plan = scratch_plan(size_mb, owner, root)
+    if _libc_mount(*plan.tmpfs):
+        _check(-1, f"mount {root}{SCRATCH}")
     mine = owner == (os.geteuid(), os.getegid())  # a game's bot: what it makes is the owner's already
     umask = os.umask(0)
     try:
-        for name, mode, target in (("tmp", 0o1777, "/tmp"), ("shm", 0o1777, "/dev/shm"), ("home", 0o700, HOME)):
-            folder = f"{root}{SCRATCH}/{name}"
+        for folder, mode, target in plan.folders:
             os.mkdir(folder, mode)
             if not mine:
                 os.chown(folder, uid, gid)
                 os.chmod(folder, mode)  # after the chown, which may clear mode bits
-            _mount(folder, root + target, None, MS_BIND)
+            if _libc_mount(folder, target, None, MS_BIND, None):
+                _check(-1, f"mount {os.fsdecode(target)}")
     finally:
         os.umask(umask)
     for path, fd in held:
@@ -198,7 +230,8 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
 
 def mount_proc() -> None:
     """A ``/proc`` of this PID namespace over the one there (a game forked from a template)."""
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if _libc_mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None):
+        _check(-1, "mount /proc")
 
 
 def limit_ipc(memory_mb: int) -> bool:
@@ -225,12 +258,16 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
+#: ``capset``'s arguments for no capability at all (version 3: two sets of 32 bits), made once: the kernel only
+#: reads them
+_NO_CAPABILITIES = (ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)())
+
+
 def drop_capabilities() -> None:
     """Give up every capability this process holds (in its own user namespace too)."""
-    _libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
-    header = _CapHeader(0x20080522, 0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    _libc_prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    if _libc_capset(*_NO_CAPABILITIES):
+        _check(-1, "capset")
 
 
 def _shared_mappings() -> list[tuple[int, int]]:

@@ -40,14 +40,20 @@ def keyctl(operation: int, *args: int | None) -> int:
     return result
 
 
+#: ``keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)`` as ``syscall`` takes it, made once (each game's bot of a template
+#: joins a fresh session: nothing made there, no page written for it)
+_JOIN_FRESH = (ctypes.c_long(_SYS_KEYCTL), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), None)
+_syscall = libc.syscall
+
+
 def join_fresh_session() -> None:
     """Make this process (and all it starts) hold a new, empty, anonymous session keyring: none of its
     parent's keyrings is possessed any longer. Nothing where keyrings cannot be reached (:data:`UNREACHABLE`)."""
-    try:
-        keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)
-    except OSError as error:
-        if error.errno not in UNREACHABLE:
-            raise OSError(error.errno, f"cannot join a fresh session keyring: {error.strerror}") from None
+    if _SYS_KEYCTL < 0 or _syscall(*_JOIN_FRESH) >= 0:
+        return
+    number = ctypes.get_errno()
+    if number not in UNREACHABLE:
+        raise OSError(number, f"cannot join a fresh session keyring: {os.strerror(number)}")
 
 
 def clear_user_keyrings(uid: int) -> None:

@@ -56,10 +56,13 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _prctl = getattr(_libc, "prctl", None)
 
 
+_SIGKILL = int(signal.SIGKILL)
+
+
 def die_with_parent() -> None:
     """Have the kernel SIGKILL this process when its parent dies (Linux; elsewhere nothing)."""
     if _prctl is not None:
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        _prctl(_PR_SET_PDEATHSIG, _SIGKILL)
 
 
 def resource_limits(limits: Limits, own_uid: bool) -> list[tuple[int, int]]:
@@ -168,16 +171,36 @@ def own_namespaces(ids: tuple[int, int] | None, private: bool = True) -> None:
     mount namespace, cannot change that), and a mount namespace made with a new user namespace turns any
     shared mount it copies into a slave, which sends nothing back to the template."""
     if ids is not None:
-        uid, gid = ids
-        for name, text in (("setgroups", b"deny"), ("uid_map", b"%d %d 1" % (uid, uid)),
-                           ("gid_map", b"%d %d 1" % (gid, gid))):
-            fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        for path, text in id_maps(ids):
+            fd = os.open(path, os.O_WRONLY)
             try:
                 os.write(fd, text)
             finally:
                 os.close(fd)
     if private:
         _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+
+
+_id_maps: dict[tuple[int, int], tuple[tuple[bytes, bytes], ...]] = {}
+
+
+def id_maps(ids: tuple[int, int]) -> tuple[tuple[bytes, bytes], ...]:
+    """What :func:`own_namespaces` writes to map the user ``ids`` (uid, gid) to themselves: each file and its
+    text, made once per ids."""
+    maps = _id_maps.get(ids)
+    if maps is None:
+        uid, gid = ids
+        maps = _id_maps[ids] = ((b"/proc/self/setgroups", b"deny"), (b"/proc/self/uid_map", b"%d %d 1" % (uid, uid)),
+                                (b"/proc/self/gid_map", b"%d %d 1" % (gid, gid)))
+    return maps
+
+
+def prepare_games(ids: tuple[int, int], memory_mb: int) -> None:
+    """In a template, before it forks a game: make once what each game's jail passes to the kernel (its id maps,
+    its scratch's mounts), so that each game's bot only makes the calls (every object a game's bot makes or
+    changes is a page it copies)."""
+    id_maps(ids)
+    jail.scratch_plan(memory_mb, ids)
 
 
 def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
