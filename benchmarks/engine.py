@@ -35,11 +35,23 @@ many games, alternating, best of ``--rounds``; ``--against REV`` runs a git
 revision's arena beside it (its files exported and first on ``PYTHONPATH``):
 
     python benchmarks/engine.py --end-to-end --deals 300 --rounds 2 --against f810114
+
+``--worker`` measures what one worker process of such a run spends a game
+(issue 26's "worker's own time"): the schedule's specs played by
+``arena.runs.play.play_spec`` (seat pool, ``play_game``, the record packed
+for the store: JSON, zlib, rows, log line) and sent back in chunks of
+:data:`WORKER_CHUNK` games as the local pool pickles them; CPU microseconds
+a game in a fresh interpreter, best of ``--rounds``, against the baseline's
+CPU a game in this process. With ``--against REV`` that revision's worker
+runs too, alternating; the records (decompressed) must hash alike in both:
+
+    python benchmarks/engine.py --worker --deals 500 --rounds 3 --against 9553ebf
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -82,6 +94,9 @@ SLICE_SECONDS = 0.5
 RECORDED_GAMES = 50
 #: the recorded games' seeds start here, apart from the measured games' seeds
 RECORDED_SEED = 10**9
+
+#: games a worker sends back in one message (the local pool's chunks are about 40 ms of play)
+WORKER_CHUNK = 64
 
 #: plays the game of a seed and returns its number of decisions
 PlayOne = Callable[[int], int]
@@ -301,13 +316,28 @@ def report(game_name: str, players: int, seconds: float, tallies: dict[str, Tall
               f"(not measured): arena {arena.games_per_second() / quoted:.2f}x that")
 
 
-def schedule_size(path: str) -> int:
-    """How many games the tournament file at ``path`` schedules."""
+def schedule_specs(path: str) -> list[Any]:
+    """The game specs the tournament file at ``path`` schedules (``--sandbox none``)."""
     plugins = get_plugins()
     tournament = load_tournament(path, plugins)
     secret = seeds.public_secret(tournament.seed or 0)
-    return len(build_schedule(tournament, plugins, secret).specs(
+    return list(build_schedule(tournament, plugins, secret).specs(
         "none", plugins, secret, {entrant.name: "v" for entrant in tournament.entrants}))
+
+
+def schedule_size(path: str) -> int:
+    """How many games the tournament file at ``path`` schedules."""
+    return len(schedule_specs(path))
+
+
+def exported(revision: str, folder: str) -> str:
+    """A ``PYTHONPATH`` that runs git ``revision``'s arena and bots (exported under ``folder``)."""
+    archive = subprocess.run(["git", "archive", revision, "arena", "bots"], capture_output=True, check=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = os.path.join(folder, f"code-{revision}")
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+        tar.extractall(code)
+    return os.pathsep.join([code, os.path.join(code, "bots")])
 
 
 def arena_run_seconds(path: str, pythonpath: str | None = None) -> tuple[float, float]:
@@ -337,14 +367,7 @@ def end_to_end(tables: list[tuple[str, int]], deals: int, rounds: int, against: 
     other processes). With ``against``, that git revision's arena runs too.
     """
     with tempfile.TemporaryDirectory(prefix="arena-e2e-") as folder:
-        before_path = None
-        if against:
-            archive = subprocess.run(["git", "archive", against, "arena", "bots"], capture_output=True, check=True,
-                                     cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-            code = os.path.join(folder, "code")
-            with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-                tar.extractall(code)
-            before_path = os.pathsep.join([code, os.path.join(code, "bots")])
+        before_path = exported(against, folder) if against else None
         print(f"arena run --sandbox none -j 1, random self-play, {deals} deals a table, best of {rounds} rounds; "
               f"load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the start")
         for game_name, players in tables:
@@ -384,6 +407,85 @@ def end_to_end(tables: list[tuple[str, int]], deals: int, rounds: int, against: 
         print(f"load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the end")
 
 
+def worker_child(game_name: str, players: int, deals: int, repeats: int) -> dict[str, Any]:
+    """In a fresh interpreter (its ``PYTHONPATH`` picks the code): CPU microseconds a game of one worker
+    playing a random self-play schedule (best of ``repeats`` passes), and a digest of the records it stored."""
+    import hashlib
+    import pickle
+    import zlib
+
+    from arena.runs.play import play_spec
+
+    try:
+        from arena.runs.pools.local import _packed_chunk as packed_chunk
+    except ImportError:  # an older arena sent its outcomes as they were
+        packed_chunk = None
+    with tempfile.TemporaryDirectory(prefix="arena-worker-") as folder:
+        specs = list(schedule_specs(tournament_file(folder, game_name, players, deals)))
+
+    def send(outcomes: list[Any], played: list[Any]) -> None:
+        pickle.dumps(packed_chunk(outcomes, played) if packed_chunk is not None else outcomes, protocol=5)
+
+    digest = hashlib.sha256()
+    for spec in specs[:20]:  # warm: the pool's bots, the plugins, the caches
+        play_spec(spec, "worker")
+    best = float("inf")
+    for number in range(repeats):
+        outcomes: list[Any] = []
+        played: list[Any] = []
+        began = time.process_time()
+        for spec in specs:
+            outcomes.append(play_spec(spec, "worker"))
+            played.append(spec)
+            if len(outcomes) == WORKER_CHUNK:
+                send(outcomes, played)
+                if not number:
+                    digest.update(b"".join(zlib.decompress(outcome.packed.record) for outcome in outcomes))
+                outcomes, played = [], []
+        if outcomes:
+            send(outcomes, played)
+        best = min(best, time.process_time() - began)
+    return {"us": best / len(specs) * 1e6, "games": len(specs), "digest": digest.hexdigest()[:16]}
+
+
+def worker_figures(tables: list[tuple[str, int]], deals: int, rounds: int, against: str | None) -> None:
+    """One worker's CPU a game (:func:`worker_child`, this checkout and ``against``) against the baseline's."""
+    with tempfile.TemporaryDirectory(prefix="arena-worker-") as folder:
+        codes = {"arena": None, **({f"arena {against}": exported(against, folder)} if against else {})}
+        print(f"one worker's CPU a game (play_spec, packing, chunks pickled), {deals} deals a table, best of "
+              f"{rounds} rounds; load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the start")
+        for game_name, players in tables:
+            base_play = baseline_player(game_name, players)
+            best = {label: float("inf") for label in codes}
+            baseline_cpu = float("inf")
+            digests: dict[str, str] = {}
+            games = 0
+            for _ in range(rounds):
+                for label, code in codes.items():
+                    env = dict(os.environ)
+                    if code:
+                        env["PYTHONPATH"] = os.pathsep.join(filter(None, [code, env.get("PYTHONPATH")]))
+                    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker-child", game_name,
+                                           str(players), str(deals)], env=env, check=True, capture_output=True,
+                                          text=True)
+                    found = json.loads(done.stdout.splitlines()[-1])
+                    best[label] = min(best[label], found["us"])
+                    digests[label], games = found["digest"], found["games"]
+                began = time.process_time()
+                for seed in range(games):
+                    base_play(seed)
+                baseline_cpu = min(baseline_cpu, (time.process_time() - began) / games * 1e6)
+            print(f"{game_name} x{players}: {games} games; baseline engine {baseline_cpu:.0f} us CPU a game")
+            for label in codes:
+                print(f"  {label:<22} {best[label]:7.0f} us CPU a game in the worker: "
+                      f"{baseline_cpu / best[label]:.2f}x the baseline's rate")
+            if against:
+                same = "the same" if len(set(digests.values())) == 1 else "DIFFERENT"
+                print(f"  this checkout / {against}: {best[f'arena {against}'] / best['arena']:.2f}x; records "
+                      f"{same} ({', '.join(digests.values())})")
+        print(f"load average {' '.join(f'{load:.1f}' for load in os.getloadavg())} at the end")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tables", nargs="*", default=DEFAULT_TABLES, metavar="GAME:PLAYERS")
@@ -393,18 +495,31 @@ def main() -> None:
                         help="measure arena and the baseline only, not the engine alone and the runner alone")
     parser.add_argument("--end-to-end", action="store_true",
                         help="arena run --sandbox none -j 1 (a new process, start-up subtracted) against the baseline")
-    parser.add_argument("--deals", type=int, default=300, help="deals a table for --end-to-end (default 300)")
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of --end-to-end, best kept (default 2)")
-    parser.add_argument("--against", metavar="REV", help="with --end-to-end: a git revision's arena measured too")
+    parser.add_argument("--deals", type=int, default=300,
+                        help="deals a table for --end-to-end and --worker (default 300)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="rounds of --end-to-end and --worker, best kept (default 2)")
+    parser.add_argument("--against", metavar="REV",
+                        help="with --end-to-end or --worker: a git revision's arena measured too")
+    parser.add_argument("--worker", action="store_true",
+                        help="one worker's CPU a game (play_spec, packing, chunks), in a fresh interpreter")
+    parser.add_argument("--worker-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.end_to_end:
+    if args.worker_child:
+        game_name, players, deals = args.worker_child
+        print(json.dumps(worker_child(game_name, int(players), int(deals), args.rounds)))
+        return
+    if args.end_to_end or args.worker:
         tables = []
         for table in args.tables:
             game_name, _, players = table.partition(":")
             if not players.isdigit() or game_name not in BASELINES:
                 parser.error(f"expected GAME:PLAYERS of {', '.join(BASELINES)}, got {table!r}")
             tables.append((game_name, int(players)))
-        end_to_end(tables, args.deals, args.rounds, args.against)
+        if args.worker:
+            worker_figures(tables, args.deals, args.rounds, args.against)
+        else:
+            end_to_end(tables, args.deals, args.rounds, args.against)
         return
     plugins = get_plugins()
     for table in args.tables:
