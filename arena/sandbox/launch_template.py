@@ -238,7 +238,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         cannot leave its process's cgroup: they are frozen and charged with the template); processes never
         are."""
         try:
-            threads = len(os.listdir(f"/proc/{self.template_pid}/task")) - 1 if self.limits.threads <= 1 else 0
+            # a folder's links: two, and one per thread (one call, no listing)
+            threads = os.stat(f"/proc/{self.template_pid}/task").st_nlink - 3 if self.limits.threads <= 1 else 0
         except OSError:
             return ""
         processes = 0
