@@ -38,7 +38,7 @@ SCRATCH_INODES = 16384
 
 #: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
 #: each game's bot would write pages that the bot then copies)
-_libc_mount, _libc_capset, _libc_prctl = _libc.mount, _libc.capset, _libc.prctl
+_libc_mount, _libc_capset, _libc_prctl, _libc_munmap = _libc.mount, _libc.capset, _libc.prctl, _libc.munmap
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 16384, 1 << 18, 1 << 21
@@ -275,21 +275,27 @@ def _shared_mappings() -> list[tuple[int, int]]:
     return [(mapping.start, mapping.end) for mapping in shared_mappings()]
 
 
-#: (start, end) of a template's shared mappings, found once before its first game (:func:`note_shared_memory`)
-_noted: list[tuple[int, int]] | None = None
+#: ``munmap``'s arguments for each of a template's shared mappings, found and made once before its first game
+#: (:func:`note_shared_memory`)
+_noted: list[tuple[ctypes.c_void_p, ctypes.c_size_t]] | None = None
+
+
+def _unmap_arguments(mappings: list[tuple[int, int]]) -> list[tuple[ctypes.c_void_p, ctypes.c_size_t]]:
+    return [(ctypes.c_void_p(start), ctypes.c_size_t(end - start)) for start, end in mappings]
 
 
 def note_shared_memory() -> None:
-    """In a template, before its first game: note its shared mappings (usually none) once, so that each game's
-    bot drops them without asking the kernel again. Its loop maps nothing between games; a game that still
+    """In a template, before its first game: note its shared mappings (usually none; glibc maps its gconv
+    cache shared and read-only) once, with ``munmap``'s arguments for them, so that each game's bot drops them
+    without asking the kernel again or making an object. Its loop maps nothing between games; a game that still
     holds one (the template's code, the bot's, mapped more) is refused by the runner's check before its game
     (:mod:`arena.sandbox.audit`)."""
     global _noted
-    _noted = _shared_mappings()
+    _noted = _unmap_arguments(_shared_mappings())
 
 
 def unmap_shared_memory() -> None:
     """Unmap every shared mapping this process inherited, whatever its protection (a channel between forks:
     the runtime's code and data are private mappings): those its template noted, else those it finds now."""
-    for start, end in _shared_mappings() if _noted is None else _noted:
-        _libc.munmap(ctypes.c_void_p(start), ctypes.c_size_t(end - start))
+    for start, size in _unmap_arguments(_shared_mappings()) if _noted is None else _noted:
+        _libc_munmap(start, size)
