@@ -3,7 +3,7 @@
 ``ADDRESS`` is a Dask scheduler's address (``tcp://host:8786``, or any
 scheme Dask knows: ``tls://``, ``ws://``, ...), or ``local:N`` to start a
 Dask cluster of N worker processes on this machine (one thread each) for the
-length of the run: for trying a cluster out, and for tests.
+length of the run (:mod:`arena.cluster.local`): for trying a cluster out, and for tests.
 
 Dask is an optional extra: without it :func:`open_cluster` says what to install.
 Its ``Client.get_executor()`` behaves like a standard-library executor, which
@@ -16,14 +16,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import logging
 import re
-import signal
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from arena.cluster.handshake import check_workers, installation
+from arena.cluster.local import local_cluster
 from arena.errors import ClusterError
 from arena.plugins import Plugins
 from arena.runs.play import close_pools
@@ -38,13 +37,6 @@ CONNECT_SECONDS = 10
 WORKERS_SECONDS = 60
 #: how often a run checks that its client still has the scheduler
 WATCH_SECONDS = 1.0
-#: how a local cluster's workers start: forked from a server process that has already imported Dask and arena
-#: (a new interpreter per worker, Dask's default, took 2-5 s to start two workers and 0.9 s to stop them
-#: here; from the fork server 0.4-0.8 s and 0.05 s), and without the statistical profiler
-LOCAL_WORKER_CONFIG = {"distributed.worker.multiprocessing-method": "forkserver",
-                       "distributed.worker.profile.enabled": False}
-#: what the fork server imports once, before it forks a worker
-WORKER_PRELOAD = ["distributed", "arena.cluster.blocks"]
 INSTALL_HINT = "pip install 'knizia-arena[dask]' (from a checkout: pip install -e '.[dask]')"
 
 
@@ -148,35 +140,28 @@ def open_cluster(address: str, plugins: Plugins) -> Iterator[Cluster]:
     the workers stop the bot processes they kept for the run.
     """
     distributed = import_distributed()
-    import dask
 
     local = LOCAL.fullmatch(address)
     if address.startswith("local:") and not (local and 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS):
         raise ClusterError(f"--scheduler {address}: expected local:N with N from 1 to {MAX_LOCAL_WORKERS} "
                            f"(worker processes on this machine), or a scheduler's address like tcp://host:8786")
     with contextlib.ExitStack() as stack:
-        if local:
-            # the worker processes inherit ignoring SIGINT (Ctrl-C is the coordinator's to handle) and this
-            # configuration: no statistical profiler, which costs a pure-Python game about 7% of its time
-            stack.enter_context(dask.config.set(LOCAL_WORKER_CONFIG))
-            _preload_worker_modules(distributed)
-            with _sigint_ignored():
-                started = distributed.LocalCluster(n_workers=int(local.group(1)), threads_per_worker=1,
-                                                   processes=True, dashboard_address=None,
-                                                   silence_logs=logging.ERROR)
-            _warnings_shown_here()
-            stack.callback(started.close)
-            client = distributed.Client(started, set_as_default=False)
+        if local:  # forked from this process before its client starts a thread: they run this very arena
+            workers = int(local.group(1))
+            scheduler = stack.enter_context(local_cluster(workers))
+            client = distributed.Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
         else:
+            workers = 1
             _probe(address)
             client = distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
         stack.callback(client.close)
         try:
-            client.wait_for_workers(1, timeout=WORKERS_SECONDS)
+            client.wait_for_workers(workers, timeout=WORKERS_SECONDS)
         except TimeoutError:
             raise ClusterError(f"no worker joined the Dask scheduler at {address} within {WORKERS_SECONDS} s; "
                                f"start some with: dask worker {address} --nthreads 1") from None
-        check_workers(client, installation(plugins))
+        if not local:
+            check_workers(client, installation(plugins))
         executor = ClusterExecutor(client, address)
         stack.callback(executor.shutdown, wait=False)
         try:
@@ -198,31 +183,3 @@ def _probe(address: str) -> None:
         asyncio.run(reach())
     except (OSError, ValueError, TypeError) as error:
         raise ClusterError(f"--scheduler {address}: cannot reach a Dask scheduler there ({error})") from None
-
-
-def _preload_worker_modules(distributed: Any) -> None:
-    """Have the fork server import Dask and arena before it forks the workers (it does so once, when it starts)."""
-    distributed.utils.get_mp_context().set_forkserver_preload(WORKER_PRELOAD)
-
-
-def _warnings_shown_here() -> None:
-    """Show Dask's warnings of this process again (a worker lost and restarted), which the local cluster hid.
-
-    The local cluster hides its workers' warnings, so that stopping a run with
-    Ctrl-C does not print one line per cancelled block, but its way of doing
-    so also lowers this process's Dask log handlers to errors only.
-    """
-    for handler in logging.getLogger("distributed").handlers:
-        handler.setLevel(logging.WARNING)
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)

@@ -5,7 +5,10 @@
 so the run loop drives either the same way. It cuts the tasks into
 :mod:`blocks <arena.cluster.blocks>`, keeps two blocks per slot in flight (one
 playing, one waiting, so no worker idles while a result travels back), and
-hands each game's outcome over as its block comes back.
+hands each game's outcome over as its block comes back: to a sink that takes
+them packed (:class:`~arena.runs.spec.PackedSink`, the run loop's), a block's
+games in one call with their store rows pickled in one piece by the worker,
+as the local pool hands over a chunk.
 
 A game's outcome is handed over once, however many times its block was played
 (Dask plays a block again when the worker playing it is lost). A block that
@@ -28,7 +31,7 @@ from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
 from arena.cluster.handshake import installation
 from arena.cluster.worker_logs import replay_logs
 from arena.errors import ClusterError
-from arena.runs.spec import GameSpec, Outcome, Sink
+from arena.runs.spec import FinishedGame, GameSpec, Outcome, PackedSink, Sink
 
 log = logging.getLogger("arena.runs")
 BLOCKS_PER_SLOT = 2
@@ -46,6 +49,7 @@ class ExecutorPool:
         self.jobs = slots
         self.tick = tick
         self.sink: Sink | None = None
+        self.packed_sink: PackedSink | None = None  # the sink, when it takes a block's games packed in one piece
         self.coordinator = installation()
         self.handed_over: set[int] = set()
         self.stop_requested = False
@@ -62,6 +66,7 @@ class ExecutorPool:
         ``table`` changes nothing here (specs travel to another machine as they are).
         """
         self.sink = sink  # a stop asked before this began (Ctrl-C as the run's handler came in) holds
+        self.packed_sink = sink if isinstance(sink, PackedSink) else None
         self.handed_over.clear()
         cutter = BlockCutter(iter(specs), expected, BLOCKS_PER_SLOT * self.slots)
         in_flight: dict[concurrent.futures.Future[BlockResult], Block] = {}
@@ -88,7 +93,7 @@ class ExecutorPool:
             block = cutter.next_block()
             if block is None:
                 return
-            in_flight[self.executor.submit(play_block, block, self.coordinator)] = block
+            in_flight[self.executor.submit(play_block, block, self.coordinator, self.packed_sink is not None)] = block
 
     def _settle(self, block: Block, future: concurrent.futures.Future[BlockResult], cutter: BlockCutter) -> None:
         """Hand over the outcome of every game of a returned block."""
@@ -105,8 +110,30 @@ class ExecutorPool:
         result: BlockResult = future.result()
         replay_logs(result.log_records)
         cutter.measured(result)
+        tasks = block.by_order()
+        if result.rows is not None and self.packed_sink is not None:
+            self._hand_over_packed(result, tasks)
+            return
         for outcome in result.outcomes:
-            self._hand_over(block.task(outcome.order), outcome)
+            self._hand_over(tasks[outcome.order], outcome)
+
+    def _hand_over_packed(self, result: BlockResult, tasks: dict[int, GameSpec]) -> None:
+        """A packed block's games in one call (its rows as the worker pickled them), its failures one by one.
+
+        A block is handed over once: Dask returns one result per task, and a
+        block played again (its worker lost) is the same task.
+        """
+        assert self.packed_sink is not None and result.rows is not None
+        finished: list[FinishedGame] = []
+        for outcome in result.outcomes:
+            spec = tasks[outcome.order]
+            if outcome.record is None:
+                self._hand_over(spec, outcome)
+            elif spec.order not in self.handed_over:
+                self.handed_over.add(spec.order)
+                finished.append(outcome.finished(spec))
+        if finished:
+            self.packed_sink.done_packed(finished, result.rows, result.lines)
 
     def _hand_over(self, spec: GameSpec, outcome: Outcome) -> None:
         if spec.order in self.handed_over:
