@@ -306,23 +306,28 @@ class ModernArtState(CompactLogState):
         since the last raise (every seat, with no bid). Once around: until the
         auctioneer, asked last, has answered.
         """
-        money, players, passed, log = self.cash, self.players, self.passed, self._entries
         need = self.high + 1
-        once_around = self.kind == ONCE_AROUND
-        enough = players if self.high_bidder is None else players - 1
-        while once_around or len(passed) < enough:
-            purse = money[seat]
-            if purse >= need:
-                self.seat = seat
-                self.decision = "bid"
-                self.legal = {"min": need, "max": purse}
-                return
-            passed.append(seat)
-            log.append(PASSES[seat])
-            if once_around and seat == self.auctioneer:
-                break
-            seat = seat + 1 if seat + 1 < players else 0
-        self._close_bidding()
+        money, passed = self.cash, self.passed
+        if self.kind == ONCE_AROUND:
+            while money[seat] < need:  # it cannot raise: it passes
+                passed.append(seat)
+                self._entries.append(PASSES[seat])
+                if seat == self.auctioneer:
+                    return self._close_bidding()
+                seat = seat + 1 if seat + 1 < self.players else 0
+        else:
+            enough = self.players if self.high_bidder is None else self.players - 1
+            while True:
+                if len(passed) >= enough:
+                    return self._close_bidding()
+                if money[seat] >= need:
+                    break
+                passed.append(seat)
+                self._entries.append(PASSES[seat])
+                seat = seat + 1 if seat + 1 < self.players else 0
+        self.seat = seat
+        self.decision = "bid"
+        self.legal = {"min": need, "max": money[seat]}
 
     def _close_bidding(self) -> None:
         winner = self.high_bidder
@@ -436,9 +441,10 @@ class ModernArtState(CompactLogState):
             else:
                 money[auctioneer] += price
                 payments = ((buyer, auctioneer, price),)
+        lot = tuple(self.lot)
         bought = self.bought
-        bought[buyer] = bought[buyer] + tuple(self.lot)
-        self._entries.append((None, "sale", auctioneer, buyer, price, tuple(self.lot), payments))
+        bought[buyer] = bought[buyer] + lot
+        self._entries.append((None, "sale", auctioneer, buyer, price, lot, payments))
         if self.phantom and self.pile:
             self.seat = buyer
             self.decision = "flip_phantom"
@@ -558,24 +564,25 @@ class ModernArtState(CompactLogState):
         if type(action) is not dict or len(action) != 1 or "bid" not in action:
             raise self._malformed(action)
         bid = action["bid"]
-        seat = self.seat
-        assert self.legal is not None and seat is not None  # a seat is deciding
+        seat: int = self.seat  # type: ignore[assignment]  # a seat is deciding (no assert: 80 bids a game)
         if bid is None:
             self.passed.append(seat)
             self._entries.append(PASSES[seat])
         elif type(bid) is not int:
             raise self._malformed(action)
-        elif bid < self.high + 1 or bid > self.cash[seat]:
+        elif bid <= self.high or bid > self.cash[seat]:
             legal = self.legal
+            assert legal is not None  # a seat is deciding
             raise self._illegal(action, f"a bid must be from {legal['min']} to {legal['max']}")
         else:
             self.high = bid
             self.high_bidder = seat
             self.passed = []
             self._entries.append((None, "bid", seat, bid))
-        if self.kind == ONCE_AROUND and seat == self.auctioneer:
+        if seat == self.auctioneer and self.kind == ONCE_AROUND:
             return self._close_bidding()
-        self._ask_bidder(seat + 1 if seat + 1 < self.players else 0)
+        seat += 1
+        self._ask_bidder(seat if seat < self.players else 0)
 
     def _on_sealed_bid(self, action: dict[str, Any]) -> None:
         if type(action) is not dict or len(action) != 1 or "bid" not in action:
