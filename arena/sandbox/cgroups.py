@@ -375,11 +375,19 @@ class BotCgroup:
         folder = self.core or self.pids or self.memory
         if folder is None:
             return []
-        try:
-            with open(os.path.join(folder, "cgroup.procs")) as handle:
-                return [int(line) for line in handle if line.strip()]
+        try:  # a few system calls, no file object: asked once a fresh game
+            fd = os.open(os.path.join(folder, "cgroup.procs"), os.O_RDONLY)
         except (OSError, TypeError):
             return []
+        try:
+            text = b""
+            while chunk := os.read(fd, 65536):
+                text += chunk
+        except OSError:
+            return []
+        finally:
+            os.close(fd)
+        return [int(line) for line in text.split()]
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup (frozen ones too)."""

@@ -43,36 +43,38 @@ def not_dumpable() -> None:
     prctl(PR_SET_DUMPABLE, 0)
 
 
-def is_pidfd(fd: int) -> bool:
-    """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line), alive or not."""
+def _fdinfo_pid(fd: int) -> int | None:
+    """The ``Pid:`` of descriptor ``fd``'s fdinfo (a pidfd's: its process's id here, -1 once it is gone), None
+    when it has none (not a pidfd) or cannot be read: three system calls, no file object (the runner asks
+    this three times a fresh game)."""
     try:
-        with open(f"/proc/self/fdinfo/{fd}", "rb") as handle:
-            return any(line.startswith(b"Pid:") for line in handle)
-    except OSError:
-        return False
-
-
-def pid_of(pidfd: int) -> int | None:
-    """This process's id for the process behind ``pidfd`` (None once it is gone, or not a pidfd): read from its
-    fdinfo with three system calls (no file object: the runner asks this twice a fresh game)."""
-    try:
-        fd = os.open(f"/proc/self/fdinfo/{pidfd}", os.O_RDONLY)
+        fd_info = os.open(f"/proc/self/fdinfo/{fd}", os.O_RDONLY)
     except OSError:
         return None
     try:
-        text = b"\n" + os.read(fd, 4096)
+        text = b"\n" + os.read(fd_info, 4096)
     except OSError:
         return None
     finally:
-        os.close(fd)
+        os.close(fd_info)
     at = text.find(b"\nPid:")
     if at < 0:
         return None
     try:
-        pid = int(text[at + 5:text.index(b"\n", at + 1)])
+        return int(text[at + 5:text.index(b"\n", at + 1)])
     except ValueError:
         return None
-    return pid if pid > 0 else None
+
+
+def is_pidfd(fd: int) -> bool:
+    """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line), alive or not."""
+    return _fdinfo_pid(fd) is not None
+
+
+def pid_of(pidfd: int) -> int | None:
+    """This process's id for the process behind ``pidfd`` (None once it is gone, or not a pidfd)."""
+    pid = _fdinfo_pid(pidfd)
+    return pid if pid is not None and pid > 0 else None
 
 
 def dumpable() -> bool:
