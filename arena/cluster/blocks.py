@@ -96,6 +96,21 @@ def play_block(block: Block, coordinator: Installation, packs: bool = False) -> 
                        lines="".join(game.packed.line for game in finished if game.packed is not None))
 
 
+def play_pickled_block(tasks: bytes, coordinator: Installation, packs: bool = False) -> BlockResult:
+    """:func:`play_block` of the block whose tasks come pickled in ``tasks``.
+
+    A Dask scheduler unpickles a task's arguments and pickles them again for
+    the worker: a block of 150 game specs cost it about 3 ms each way. As
+    bytes, the specs pass through it unread.
+    """
+    return play_block(Block(pickle.loads(tasks)), coordinator, packs)
+
+
+def pickled_tasks(block: Block) -> bytes:
+    """The tasks of ``block`` as :func:`play_pickled_block` takes them."""
+    return pickle.dumps(block.tasks, pickle.HIGHEST_PROTOCOL)
+
+
 def _light(outcome: Outcome) -> Outcome:
     """``outcome`` without its packed record (which travels in the block's rows)."""
     return Outcome(outcome.order, outcome.record, outcome.failure, outcome.seconds, outcome.worker)

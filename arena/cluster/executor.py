@@ -149,7 +149,8 @@ def open_cluster(address: str, plugins: Plugins) -> Iterator[Cluster]:
         if local:  # forked from this process before its client starts a thread: they run this very arena
             workers = int(local.group(1))
             scheduler = stack.enter_context(local_cluster(workers))
-            client = distributed.Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
+            client = distributed.Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False,
+                                        direct_to_workers=True)
         else:
             workers = 1
             _probe(address)

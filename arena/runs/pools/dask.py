@@ -27,7 +27,7 @@ import concurrent.futures
 import logging
 from typing import Iterable, Sequence
 
-from arena.cluster.blocks import Block, BlockCutter, BlockResult, play_block
+from arena.cluster.blocks import Block, BlockCutter, BlockResult, pickled_tasks, play_pickled_block
 from arena.cluster.handshake import installation
 from arena.cluster.worker_logs import replay_logs
 from arena.errors import ClusterError
@@ -93,7 +93,8 @@ class ExecutorPool:
             block = cutter.next_block()
             if block is None:
                 return
-            in_flight[self.executor.submit(play_block, block, self.coordinator, self.packed_sink is not None)] = block
+            in_flight[self.executor.submit(play_pickled_block, pickled_tasks(block), self.coordinator,
+                                           self.packed_sink is not None)] = block
 
     def _settle(self, block: Block, future: concurrent.futures.Future[BlockResult], cutter: BlockCutter) -> None:
         """Hand over the outcome of every game of a returned block."""
