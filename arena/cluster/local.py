@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -44,8 +45,9 @@ log = logging.getLogger("arena.cluster")
 #: seconds the keeper waits for the scheduler's address, and for its processes to end once asked
 START_SECONDS = 30.0
 STOP_SECONDS = 5.0
-#: how often the keeper looks for a process of its own that ended
-WATCH_SECONDS = 0.05
+#: how often the keeper looks for a process of its own that ended; a worker that ended sooner than
+#: RESTART_SECONDS after it started is replaced only after that long
+WATCH_SECONDS, RESTART_SECONDS = 0.05, 1.0
 #: Dask's settings in the forked processes: no statistical profiler (it costs a pure-Python game about 7% of
 #: its time); the event loop's tick (a check that the loop is not blocked) and the system monitor (the
 #: dashboard's figures) less often: each wakes the worker's loop thread, which takes the interpreter's lock
@@ -96,6 +98,7 @@ def _keep(conn: multiprocessing.connection.Connection, coordinators: multiproces
     """
     coordinators.close()
     die_with_parent()
+    gc.freeze()  # what the coordinator had stays put in every fork: no collection walks it (as a local worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by what it forks: Ctrl-C is the coordinator's
     import dask
 
@@ -108,20 +111,21 @@ def _keep(conn: multiprocessing.connection.Connection, coordinators: multiproces
         _end({scheduler})
         conn.send(("error", "its process ended before it listened"))
         return
-    running = {_fork(_worker_main, address, conn) for _ in range(workers)}
+    started = {_fork(_worker_main, address, conn): time.monotonic() for _ in range(workers)}
     conn.send(("address", address))
     while True:
         if conn.poll(WATCH_SECONDS):
             break  # "stop", or the coordinator is gone
         for pid, status in _ended():
             if pid == scheduler:
-                _end(running)
+                _end(set(started))
                 return
-            if pid in running:
-                running.discard(pid)
+            if pid in started:
+                if time.monotonic() - started.pop(pid) < RESTART_SECONDS:
+                    time.sleep(RESTART_SECONDS)  # one that cannot start at all is not forked again and again
                 log.warning("a worker of the local Dask cluster ended (%s); starting another", _how(status))
-                running.add(_fork(_worker_main, address, conn))
-    _end(running | {scheduler})
+                started[_fork(_worker_main, address, conn)] = time.monotonic()
+    _end(set(started) | {scheduler})
 
 
 def _fork(main: Any, argument: Any, conn: multiprocessing.connection.Connection, *fds: int) -> int:
