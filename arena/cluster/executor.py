@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from arena.cluster.handshake import check_workers, installation
-from arena.cluster.local import local_cluster
+from arena.cluster.local import local_cluster, workers_running
 from arena.errors import ClusterError
 from arena.plugins import Plugins
 from arena.runs.play import close_pools
@@ -148,20 +148,21 @@ def open_cluster(address: str, plugins: Plugins) -> Iterator[Cluster]:
     with contextlib.ExitStack() as stack:
         if local:  # forked from this process before its client starts a thread: they run this very arena
             workers = int(local.group(1))
-            scheduler = stack.enter_context(local_cluster(workers))
-            client = distributed.Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False,
-                                        direct_to_workers=True)
+            client = distributed.Client(stack.enter_context(local_cluster(workers)), timeout=CONNECT_SECONDS,
+                                        set_as_default=False, direct_to_workers=True)
+            stack.callback(client.close)
+            if not workers_running(client, workers, WORKERS_SECONDS):
+                raise ClusterError(f"the {workers} workers of the local Dask cluster did not start within "
+                                   f"{WORKERS_SECONDS} s")
         else:
-            workers = 1
             _probe(address)
             client = distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-        stack.callback(client.close)
-        try:
-            client.wait_for_workers(workers, timeout=WORKERS_SECONDS)
-        except TimeoutError:
-            raise ClusterError(f"no worker joined the Dask scheduler at {address} within {WORKERS_SECONDS} s; "
-                               f"start some with: dask worker {address} --nthreads 1") from None
-        if not local:
+            stack.callback(client.close)
+            try:
+                client.wait_for_workers(1, timeout=WORKERS_SECONDS)
+            except TimeoutError:
+                raise ClusterError(f"no worker joined the Dask scheduler at {address} within {WORKERS_SECONDS} "
+                                   f"s; start some with: dask worker {address} --nthreads 1") from None
             check_workers(client, installation(plugins))
         executor = ClusterExecutor(client, address)
         stack.callback(executor.shutdown, wait=False)

@@ -90,6 +90,25 @@ def local_cluster(workers: int) -> Iterator[str]:
         ours.close()
 
 
+def workers_running(client: Any, count: int, timeout: float) -> bool:
+    """Whether ``count`` workers run on ``client``'s scheduler within ``timeout`` seconds.
+
+    The scheduler itself waits (one round trip, looking every 5 ms): Dask's
+    ``Client.wait_for_workers`` asks it again every 0.1 s, which kept a
+    two-worker cluster's run waiting about 0.1 s for workers already there.
+    """
+    return bool(client.run_on_scheduler(_running, count, timeout))
+
+
+async def _running(count: int, timeout: float, dask_scheduler: Any = None) -> bool:
+    deadline = time.monotonic() + timeout
+    while len(dask_scheduler.running) < count:
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.005)
+    return True
+
+
 def _keep(conn: multiprocessing.connection.Connection, coordinators: multiprocessing.connection.Connection,
           workers: int) -> None:
     """The keeper: fork the scheduler and the workers, replace a worker that dies, end them all when told.
