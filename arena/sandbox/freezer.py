@@ -57,11 +57,25 @@ class Freezer:
         #: (for the rest of the seat's life: its later games' bots too)
         self.between_turns = False
 
-    def judge(self, unexplained_ns: int) -> None:
+    def judge(self, unexplained_ns: int) -> bool:
         """After an answer: ``unexplained_ns`` is the CPU the bot's processes used since its last answer beyond
-        what this decision's wall time on every core explains (:meth:`BotClock.unexplained_ns`)."""
-        if unexplained_ns > BETWEEN_TURNS_NS:
+        what this decision's wall time on every core explains (:meth:`BotClock.unexplained_ns`). True when the
+        bot is frozen between its turns from now on and was not before."""
+        if unexplained_ns > BETWEEN_TURNS_NS and not self.between_turns:
             self.between_turns = True
+            return True
+        return False
+
+    def stops(self, cgroup: BotCgroup | None, cell: TemplateCell | None) -> bool:
+        """Whether :meth:`pause` would stop anything of the bot now: its template's cell, its cgroup once it is
+        frozen between its turns, its process group where there is no cgroup. A bot it would not stop need not
+        be remembered as awake after its answer (:func:`awake_here`): nothing is done for it before another
+        bot is asked."""
+        if cell is not None:
+            return True
+        if cgroup is not None and cgroup.core:
+            return self.between_turns
+        return self.isolate
 
     def pause(self, cgroup: BotCgroup | None, cell: TemplateCell | None, pid: int | None) -> None:
         """Stop the bot if it must be (``pid``: its process, whose group is stopped where there is no freezer);

@@ -46,6 +46,7 @@ from arena.sandbox.launch_program import ProgramLauncher
 from arena.sandbox.launch_template import TemplateLauncher
 from arena.sandbox.launcher import GameProcess, Launcher
 from arena.sandbox.output import StderrCapture
+from arena.sandbox.placement import Placement
 from arena.sandbox.probe import Protections
 from arena.sandbox.probe import protections as detected_protections
 
@@ -102,6 +103,7 @@ class ProcessBot:
         self.clock = "cpu" if self.has_cpu_clock else "wall"  # the clock of its last timeout (Seat protocol)
         self.healthy = True
         self.freezer = Freezer(self.isolate)
+        self.placement = Placement(limits.threads == 1)  # on its runner's core while it answers quickly
         self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
         self.cpu_backstop_s = 0  # the bot's RLIMIT_CPU now (moved up as its bank grows)
         shared: dict[str, Any] = dict(isolate=isolate, cwd=cwd, env=env, protections=self.protections,
@@ -190,11 +192,13 @@ class ProcessBot:
         self.freezer.pause(launcher.cgroup, launcher.cell, launcher.pid if launcher.process is not None else None)
 
     def _resume(self, awake: set[ProcessBot] | None = None) -> None:
-        """Let the bot run; it stays awake after answering until another bot of this thread is asked."""
-        if self.isolate:
-            (awake_here() if awake is None else awake).add(self)
+        """Let the bot run; it stays awake after answering until another bot of this thread is asked (remembered
+        in ``awake`` only if it is to be stopped then: :meth:`Freezer.stops`)."""
         launcher = self.launcher
-        self.freezer.resume(launcher.cgroup, launcher.cell)
+        freezer = self.freezer
+        if self.isolate and freezer.stops(launcher.cgroup, launcher.cell):
+            (awake_here() if awake is None else awake).add(self)
+        freezer.resume(launcher.cgroup, launcher.cell)
 
     def _pause_others(self, awake: set[ProcessBot]) -> None:
         """Stop the bots of this thread's game left awake (``awake``) after their answers, before this one is
@@ -361,6 +365,7 @@ class ProcessBot:
                 self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(launcher.limited_pid(), needed)
         else:
             cpu_before = self.cpu_ns()
+        self.placement.before(launcher.pid)
         began = time.perf_counter()
         self._send(message, began + limit_ms * timing.wall_factor / 1000, awake)
         # a line can be here already only if the bot wrote while a long message was being written
@@ -387,8 +392,10 @@ class ProcessBot:
         timing.mark = mark = timing.cpu_ns(cgroup, launcher.cell)
         cpu_ms = (mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
-        if cgroup_clock:  # seen computing between its turns: frozen between them from now on
-            self.freezer.judge(timing.unexplained_ns(wall_ms))
+        self.placement.after(wall_ms)
+        # seen computing between its turns: frozen between them from now on, from the next bot's turn on
+        if cgroup_clock and self.freezer.judge(timing.unexplained_ns(wall_ms)) and awake is not None:
+            awake.add(self)
         used = timing.charged(cpu_ms, wall_ms)
         if used > limit_ms:
             raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=True)
@@ -419,6 +426,7 @@ class ProcessBot:
         self.healthy = True
         self.clock = "cpu" if self.has_cpu_clock else "wall"
         reply, _ = self._exchange(info, limit_ms, "start")
+        self.placement.quick = True  # how long its set-up took says nothing of its decisions
         if reply != READY:
             raise BotMalformed(f'start: expected {{"type": "ready"}}, got {str(reply)[:120]}')
 
