@@ -195,12 +195,19 @@ def id_maps(ids: tuple[int, int]) -> tuple[tuple[bytes, bytes], ...]:
     return maps
 
 
+_prepared: tuple[tuple[int, int], int] | None = None
+
+
 def prepare_games(ids: tuple[int, int], memory_mb: int) -> None:
     """In a template, before it forks a game: make once what each game's jail passes to the kernel (its id maps,
     its scratch's mounts), so that each game's bot only makes the calls (every object a game's bot makes or
-    changes is a page it copies)."""
-    id_maps(ids)
-    jail.scratch_plan(memory_mb, ids)
+    changes is a page it copies). Made again only when they change (a template's games are alike): each call
+    writes no more of the template than it must either (what it writes is copied too, while a game lives)."""
+    global _prepared
+    if _prepared != (ids, memory_mb):
+        id_maps(ids)
+        jail.scratch_plan(memory_mb, ids)
+        _prepared = ids, memory_mb
 
 
 def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
