@@ -250,7 +250,7 @@ def test_blocks_are_whole_deals_in_schedule_order_and_grow_to_the_target_time(tm
     while (block := cutter.next_block()) is not None:
         blocks.append(block)
     assert [task for block in blocks for task in block.tasks] == tasks
-    assert len(blocks[1].tasks) == 27  # 25 games wanted (0.25 s), rounded up to whole deals of 3
+    assert len(blocks[1].tasks) == 51  # 50 games wanted (0.5 s), rounded up to whole deals of 3
     for block in blocks:
         deals = {(task.game, task.table, task.deal) for task in block.tasks}
         assert len(block.tasks) == sum(1 for task in tasks if (task.game, task.table, task.deal) in deals)
@@ -269,7 +269,7 @@ def test_the_last_blocks_shrink_so_that_the_workers_finish_together(tmp_path, pl
     while (block := cutter.next_block()) is not None:
         sizes.append(len(block.tasks))
     assert sum(sizes) == len(tasks) == 400
-    assert sizes[1] == 100  # the games left shared among the 4 blocks in flight, not the 512 the time asks
+    assert sizes[1] == 100  # the games left shared among the 4 blocks in flight, not the 1024 the time asks
     assert sizes[-4:] == [2, 2, 2, 2]  # one deal of two rotations each: no worker is left with a long block
     assert all(a >= b for a, b in zip(sizes[1:], sizes[2:]))  # after the first block, sizes only shrink
 
