@@ -7,7 +7,6 @@ import ctypes
 import os
 import signal
 import sys
-from typing import Callable
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -49,23 +48,10 @@ _clone3.restype = ctypes.c_long
 _clone3.argtypes = (ctypes.c_long, ctypes.c_void_p, ctypes.c_size_t)
 _ARGS = _CloneArgs()
 _PIDFD = ctypes.c_int(-1)
+_ARGS_ADDRESS, _ARGS_SIZE, _PIDFD_ADDRESS = ctypes.addressof(_ARGS), ctypes.sizeof(_ARGS), ctypes.addressof(_PIDFD)
+_SIGCHLD = int(signal.SIGCHLD)
 _before_fork, _after_fork_child, _after_fork_parent = (
     _python.PyOS_BeforeFork, _python.PyOS_AfterFork_Child, _python.PyOS_AfterFork_Parent)
-
-
-def _forked(call: Callable[[], int]) -> int:
-    """Run ``call`` (a system call that forks) the way ``os.fork`` runs ``fork(2)``: Python's own fork
-    handlers before and after it (locks reset in the child, ``os.register_at_fork`` callbacks); the pid."""
-    _before_fork()
-    pid = call()
-    if pid == 0:
-        _after_fork_child()
-        return 0
-    number = ctypes.get_errno()
-    _after_fork_parent()
-    if pid < 0:
-        raise OSError(number, f"clone: {os.strerror(number)}")
-    return pid
 
 
 def one_thread() -> bool:
@@ -75,21 +61,6 @@ def one_thread() -> bool:
         return os.stat("/proc/self/task").st_nlink == 3
     except OSError:
         return False
-
-
-def _forked_lean(call: Callable[[], int]) -> int:
-    """Run ``call`` (a system call that forks) in a process of one thread, without Python's fork handlers: no
-    other thread holds a lock or a thread state to reset, and the handlers' Python code (``threading``'s,
-    ``logging``'s, ``random``'s) writes about 200 pages that the child would copy. What of them a new process
-    needs is done here: ``random``'s shared generator gets a new seed in the child, as after ``os.fork``."""
-    pid = call()
-    if pid == 0:
-        _reseed_random()
-        return 0
-    if pid < 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"clone: {os.strerror(number)}")
-    return pid
 
 
 def _reseed_random() -> None:
@@ -102,12 +73,6 @@ def _reseed_random() -> None:
             vars(shared)["gauss_next"] = None
 
 
-def _clone_into(flags: int, cgroup: int) -> int:
-    """``clone3`` with ``flags`` into the cgroup folder ``cgroup``, through the structures made once."""
-    _ARGS.flags, _ARGS.pidfd, _ARGS.exit_signal, _ARGS.cgroup = flags, ctypes.addressof(_PIDFD), signal.SIGCHLD, cgroup
-    return int(_clone3(_SYS_CLONE3, ctypes.addressof(_ARGS), ctypes.sizeof(_ARGS)))
-
-
 def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
     """``os.fork`` with ``clone(2)`` flags (new namespaces), the child born in the cgroup v2 folder
     ``cgroup`` (an open descriptor) when given; ``(pid, pidfd)`` in the parent, ``(0, -1)`` in the child.
@@ -115,14 +80,33 @@ def clone(flags: int, cgroup: int | None = None) -> tuple[int, int]:
     The child's C library keeps the parent's cached thread id, so the caller must be process 1 of its
     PID namespace and ``flags`` must hold ``CLONE_NEWPID`` (the child is process 1 of its own).
     Raises ``OSError`` (ENOSYS, EPERM, ...) when the kernel refuses, for example a cgroup it may not enter.
-    A process of one thread forks without Python's fork handlers (:func:`_forked_lean`): a callback of
-    ``os.register_at_fork`` runs only where the caller runs more threads.
+    Python's fork handlers run around it as around ``fork(2)`` in ``os.fork`` (locks reset in the child,
+    ``os.register_at_fork`` callbacks) only where the caller runs more than one thread: in a process of one
+    thread no other thread holds a lock or a thread state to reset, and the child seeds ``random``'s shared
+    generator afresh itself (:func:`_reseed_random`).
     """
     _PIDFD.value = -1
-    forked = _forked_lean if one_thread() else _forked
+    # Python's fork handlers (os.fork's) only where another thread may hold a lock or a thread state to reset:
+    # their Python code (threading's, logging's, random's) writes about 200 pages that every child copies
+    handlers = not one_thread()
+    if handlers:
+        _before_fork()
     if cgroup is None:
-        pid = forked(lambda: int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(
-            flags | CLONE_PIDFD | signal.SIGCHLD), None, ctypes.byref(_PIDFD), None, None)))
-    else:
-        pid = forked(lambda: _clone_into(flags | CLONE_PIDFD | CLONE_INTO_CGROUP, cgroup))
-    return (pid, _PIDFD.value) if pid else (0, -1)
+        pid = int(_python.syscall(ctypes.c_long(_SYS_CLONE), ctypes.c_ulong(flags | CLONE_PIDFD | signal.SIGCHLD),
+                                  None, ctypes.byref(_PIDFD), None, None))
+    else:  # through the structures made once, the child born in the cgroup
+        _ARGS.flags, _ARGS.pidfd, _ARGS.exit_signal, _ARGS.cgroup = (
+            flags | CLONE_PIDFD | CLONE_INTO_CGROUP, _PIDFD_ADDRESS, _SIGCHLD, cgroup)
+        pid = int(_clone3(_SYS_CLONE3, _ARGS_ADDRESS, _ARGS_SIZE))
+    if pid == 0:
+        if handlers:
+            _after_fork_child()
+        else:
+            _reseed_random()  # what of the handlers a new process needs: random's own, as after os.fork
+        return 0, -1
+    number = ctypes.get_errno()
+    if handlers:
+        _after_fork_parent()
+    if pid < 0:
+        raise OSError(number, f"clone: {os.strerror(number)}")
+    return pid, _PIDFD.value
