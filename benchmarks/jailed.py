@@ -43,6 +43,7 @@ decision, in turns (the fresh bot's own cost, without the decisions' noise).
     python benchmarks/jailed.py --tables silk-road
     python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25, in turns: every bot frozen
     python benchmarks/jailed.py --network-per-game   # also fresh games with network and IPC namespaces each
+    python benchmarks/jailed.py --split              # also a fresh bot alone, split: runner, template, games' bots
 """
 
 from __future__ import annotations
@@ -299,6 +300,54 @@ def fresh_alone(game: str, bot: str, games: int, cpu: CpuMeter) -> tuple[float, 
     return used[True] / (games // 8 * 4) * 1000, used[False] / (games // 8 * 4) * 1000
 
 
+class Split(NamedTuple):
+    """A fresh bot alone, per game: CPU ms of every process and of each part, and page faults."""
+
+    every: float  # every process of the run
+    runner: float  # this process
+    template: float  # the seat's template (forking, reaping, its loop)
+    bots: float  # the games' bots (the template's reaped children: their jail, start, end and exit)
+    template_faults: float
+    bot_faults: float
+
+
+def _stat(pid: int) -> tuple[int, int, int, int]:
+    """Process ``pid``'s own page faults, its reaped children's, and their CPU clock ticks (its own, theirs)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return int(fields[7]), int(fields[8]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+
+
+def fresh_split(game: str, bot: str, games: int, cpu: CpuMeter) -> Split:
+    """A fresh bot alone (``games`` games of one seat that start and end with no decision), its CPU split
+    between this process, the seat's template and the games' bots (the template's children, which it reaps:
+    their clock ticks), with page faults (each game's bot's are mostly copies on write of its template's)."""
+    limits = Limits(start_ms=10000, move_ms=5000, bank_ms=10000)
+    start = {"type": "start", "game": game, "seat": 0, "players": ["a", "b", "c"], "options": {},
+             "time": limits.time_message(), "setup_public": {}, "seed": 1}
+    seat = open_process_bot(parse_spec(bot, get_plugins()), limits, get_plugins())
+    try:
+        seat.start(start, 10000)
+        seat.finish_game()
+        seat.start(start, 10000)  # its template started, its first games played: untimed
+        template = seat.launcher.template_pid
+        before, began, runner = _stat(template), cpu.total(), cpu.runner()
+        template_began = _process_cpu(template)
+        for _ in range(games):
+            seat.end({"type": "end", "scores": [0, 0, 0]})
+            seat.finish_game()
+            seat.start(start, 10000)
+        time.sleep(0.05)  # the last game's bot is gone and reaped
+        after, every, runner = _stat(template), cpu.total() - began, cpu.runner() - runner
+        template_used = _process_cpu(template) - template_began
+    finally:
+        seat.close()
+    tick = os.sysconf("SC_CLK_TCK")
+    return Split(every / games * 1000, runner / games * 1000, template_used / games * 1000,
+                 (after[3] - before[3]) / tick / games * 1000, (after[0] - before[0]) / games,
+                 (after[1] - before[1]) / games)
+
+
 def total(parts: list[Timed]) -> Timed:
     """The sum of several runs of one way."""
     return Timed(sum(part.games for part in parts), sum(part.decisions for part in parts),
@@ -395,6 +444,9 @@ def main() -> None:
     parser.add_argument("--tables", nargs="*", default=list(TABLES), choices=list(TABLES))
     parser.add_argument("--every-bot-frozen", action="store_true",
                         help="also play fresh and reuse with every bot frozen between turns (as before issue 25)")
+    parser.add_argument("--split", action="store_true",
+                        help="also time a fresh bot alone (400 games of one seat, no decision), split between this "
+                             "process, the template and the games' bots, with their page faults")
     parser.add_argument("--network-per-game", action="store_true",
                         help="also play fresh with network and IPC namespaces per game (as before 2026-12-05)")
     arguments = parser.parse_args()
@@ -408,6 +460,13 @@ def main() -> None:
         for game in arguments.tables:
             table(game, arguments.games, arguments.decision_games or arguments.games, cpu, arguments.every_bot_frozen,
                   arguments.network_per_game)
+            if arguments.split:
+                bot, _ = TABLES[game]
+                part = fresh_split(game, bot, 400, cpu)
+                print(f"  a fresh bot alone, split (CPU ms a game): every process {part.every:.2f}, this process "
+                      f"{part.runner:.2f}, its template {part.template:.2f}, the games' bots {part.bots:.2f} "
+                      f"(reaped, exit included); page faults a game: the template {part.template_faults:.0f}, "
+                      f"each game's bot {part.bot_faults:.0f}")
     print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
