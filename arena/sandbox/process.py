@@ -370,25 +370,26 @@ class ProcessBot:
         self._send(message, began + limit_ms * timing.wall_factor / 1000, awake)
         # a line can be here already only if the bot wrote while a long message was being written
         line = channel.line() if channel.buffer else None
-        cpu_ms = 0.0  # the clock is not read before the first wait
+        wait_s = max(limit_ms / 2000, 0.001)  # the first wait: half the limit (nothing is measured before it)
         while line is None:
-            if len(channel.buffer) > MAX_LINE:
-                self._stop()
-                error = BotMalformed(f"{what}: a reply longer than {MAX_LINE} bytes without a newline")
-                error.stops_seat = True
-                raise error
-            wall_ms = (time.perf_counter() - began) * 1000
-            charged = timing.charged(cpu_ms, wall_ms)
-            if charged > limit_ms:
-                raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
-            news = channel.pump(max((limit_ms - charged) / 2000, 0.001))
+            news = channel.pump(wait_s)
             if news == STDOUT:
                 raise self._crash("closed its standard output")
             if news == EXTRA:
                 self._heard()
             line = channel.line()
-            if line is None:
+            if line is None:  # no whole line yet: the clocks say how long it may still take
+                if len(channel.buffer) > MAX_LINE:
+                    self._stop()
+                    error = BotMalformed(f"{what}: a reply longer than {MAX_LINE} bytes without a newline")
+                    error.stops_seat = True
+                    raise error
                 cpu_ms = (self.cpu_ns() - cpu_before) / 1e6
+                wall_ms = (time.perf_counter() - began) * 1000
+                charged = timing.charged(cpu_ms, wall_ms)
+                if charged > limit_ms:
+                    raise self._timeout(what, cpu_ms, wall_ms, limit_ms, answered=False)
+                wait_s = max((limit_ms - charged) / 2000, 0.001)
         timing.mark = mark = timing.cpu_ns(cgroup, launcher.cell)
         cpu_ms = (mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
