@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import IllegalAction, MalformedAction
-from arena.games.silk_road.cards import CARDS_PER_GOOD, GOOD_INDEX, GOODS, SLOTS, SPECIALS, good_of
+from arena.games.silk_road.cards import CARDS_PER_GOOD, GOOD_INDEX, GOODS, SLOTS, SPECIALS
 
 if TYPE_CHECKING:  # for the annotations only: the state imports this module
     from arena.games.silk_road.state import SilkRoadState
@@ -90,16 +90,14 @@ def check_load(state: SilkRoadState, action: Any) -> int:
     return good
 
 
-def _only_word(action: Any, word: str) -> bool:
-    """Whether ``action`` is exactly ``{"action": word}`` (the common pass and draw, checked in one step)."""
-    return type(action) is dict and len(action) == 1 and type(action.get("action")) is str and action["action"] == word
-
-
 def check_phase1(state: SilkRoadState, action: Any) -> tuple[str, Any]:
     """``("pass", None)``, ``("buy", card)`` or ``("swap", [(ship, good), ...])``."""
-    if _only_word(action, "pass"):
+    # the common shapes read once (a pass, the word of a buy or a swap): _word inlined, the same checks
+    word = action.get("action") if type(action) is dict else None
+    if type(word) is not str or word not in PHASE1_WORDS:
+        word = _word(state, action, PHASE1_WORDS)  # refuses it, saying why
+    elif word == "pass" and len(action) == 1:
         return "pass", None
-    word = _word(state, action, PHASE1_WORDS)
     if word == "pass":
         _shape(state, action, WORD_KEYS)
         return word, None
@@ -162,9 +160,12 @@ def _check_swaps(state: SilkRoadState, action: dict[str, Any]) -> list[tuple[int
 
 def check_phase2(state: SilkRoadState, action: Any) -> tuple[int, list[int], list[int]] | None:
     """``None`` for a draw, or ``(good, cards, slots)`` for a delivery."""
-    if _only_word(action, "draw"):
+    # the common shapes read once (a draw, the word of a play): _word inlined, the same checks
+    word = action.get("action") if type(action) is dict else None
+    if type(word) is not str or word not in PHASE2_WORDS:
+        word = _word(state, action, PHASE2_WORDS)  # refuses it, saying why
+    elif word == "draw" and len(action) == 1:
         return None
-    word = _word(state, action, PHASE2_WORDS)
     if word == "draw":
         _shape(state, action, WORD_KEYS)
         return None
@@ -182,7 +183,7 @@ def check_phase2(state: SilkRoadState, action: Any) -> tuple[int, list[int], lis
     for card in cards:
         if card not in hand:
             raise _refuse(IllegalAction, state, f"card {card} is not in hand", action)
-    good = good_of(cards[0])
+    good = cards[0] // CARDS_PER_GOOD  # good_of, inlined
     if count > 1:  # (one card is one good, on one slot)
         if len(set(cards)) != count:
             raise _refuse(IllegalAction, state, "a card is played twice", action)
