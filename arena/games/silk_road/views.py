@@ -22,6 +22,20 @@ if TYPE_CHECKING:  # for the annotations only: the state imports this module
 
 #: a ship's cargo as views show it: a good's name, or None while it waits to be loaded
 CARGO_NAMES = GOODS + (None,)
+#: a seat's ships (a tuple of cargo indices, replaced when one changes) as views name them, made once per tuple
+#: while recent: a random Silk Road game builds some 20 views of three seats' ships, which change a few times a
+#: game (a tenth of a view's instructions)
+_NAMED_SHIPS: dict[tuple[int, ...], tuple[str | None, ...]] = {}
+#: the most tuples :data:`_NAMED_SHIPS` keeps (all of up to four ships, 2,800, fit)
+_NAMED_MOST = 4096
+
+
+def _named_ships(ships: tuple[int, ...]) -> tuple[str | None, ...]:
+    """``ships``' cargo names, noted in :data:`_NAMED_SHIPS` (emptied when full)."""
+    if len(_NAMED_SHIPS) >= _NAMED_MOST:
+        _NAMED_SHIPS.clear()
+    named = _NAMED_SHIPS[ships] = tuple(map(CARGO_NAMES.__getitem__, ships))
+    return named
 # build_view spells the goods out in this order (quicker than zipping with GOODS)
 assert GOODS == ("porcelain", "silk", "tea", "spice", "glass", "ore")
 
@@ -29,7 +43,7 @@ assert GOODS == ("porcelain", "silk", "tea", "spice", "glass", "ore")
 def build_view(state: SilkRoadState, seat: int) -> dict[str, Any]:
     """The view of ``seat`` (JSON-compatible, freshly built: the bot may keep or change it)."""
     names = CARD_GOOD_NAMES
-    cargo_names = CARGO_NAMES.__getitem__
+    named = _NAMED_SHIPS.get
     porcelain, silk, tea, spice, glass, ore = state.markers
     return {
         "seat": seat,
@@ -41,7 +55,7 @@ def build_view(state: SilkRoadState, seat: int) -> dict[str, Any]:
             {
                 "money": money,
                 "hand_size": len(hand),
-                "ships": list(map(cargo_names, ships)),
+                "ships": list(named(ships) or _named_ships(ships)),  # (a fresh list: the bot may change it)
                 "license": licenses,
                 "porter": porters,
                 "exchange": exchanges,
