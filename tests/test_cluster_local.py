@@ -75,7 +75,7 @@ def test_a_block_comes_back_as_its_store_rows_pickled_once_and_its_log_lines_in_
 
 
 @needs_dask
-def test_a_local_cluster_is_forked_from_the_run_with_its_scheduler_outside_it_and_ends_with_it(plugins):
+def test_a_local_cluster_is_forked_from_the_run_with_its_scheduler_outside_it_and_ends_with_it(plugins, caplog):
     from arena.cluster.executor import open_cluster
 
     with open_cluster("local:2", plugins) as cluster:
@@ -97,6 +97,10 @@ def test_a_local_cluster_is_forked_from_the_run_with_its_scheduler_outside_it_an
             assert time.monotonic() < deadline, "the killed worker was not replaced"
             time.sleep(0.05)
         assert set(client.run(os.getppid).values()) == {keeper}
+        deadline = time.monotonic() + 5  # the keeper tells, the run logs
+        while "a worker of the local Dask cluster ended (killed by SIGKILL); starting another" not in caplog.messages:
+            assert time.monotonic() < deadline, caplog.messages
+            time.sleep(0.05)
         left = [keeper, scheduler, *client.run(os.getpid).values()]
     deadline = time.monotonic() + 15
     while any(_exists(pid) for pid in left):

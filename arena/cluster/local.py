@@ -3,8 +3,8 @@
 Dask's own ``LocalCluster`` runs the scheduler and one nanny per worker in
 the coordinator's event loop, and starts each worker as a new interpreter
 (or, as arena did, from a fork server) that imports Dask and arena again:
-0.8-0.9 s from the cluster's start to its first game on two cores, and while
-the games are played the scheduler's and the nannies' work (about 70 µs a
+0.6-0.9 s from the cluster's start to its first game on two cores, and while
+the games are played the scheduler's and the nannies' work (about 100 µs a
 game) shares the coordinator's process and its lock.
 
 Here, before any thread of Dask starts, the coordinator forks one helper
@@ -12,8 +12,8 @@ process, the *keeper*; it has already imported Dask and arena, so what the
 keeper forks starts at once with everything imported: the scheduler, in a
 process of its own, and the workers. The keeper then does a nanny's one job
 that a run needs: a worker that dies (a bot run in-process that kills it, the
-kernel's out-of-memory killer) is replaced by a new fork, while Dask plays
-its blocks again on another worker. When the run ends (or is stopped) the
+kernel's out-of-memory killer) is replaced by a new fork, which the
+coordinator logs, while Dask plays its blocks again on another worker. When the run ends (or is stopped) the
 keeper ends the workers and the scheduler with SIGTERM, then SIGKILL after
 :data:`STOP_SECONDS`; each of them, and the keeper, dies with its parent
 (``PR_SET_PDEATHSIG``), so a coordinator killed outright leaves nothing
@@ -34,6 +34,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 from typing import Any, Iterator
 
@@ -70,6 +71,7 @@ def local_cluster(workers: int) -> Iterator[str]:
     keeper = context.Process(target=_keep, args=(theirs, ours, workers), name="dask-keeper", daemon=False)
     keeper.start()
     theirs.close()
+    relay: threading.Thread | None = None
     try:
         if not ours.poll(START_SECONDS):
             raise ClusterError(f"the local Dask scheduler did not start within {START_SECONDS:.0f} s")
@@ -79,6 +81,8 @@ def local_cluster(workers: int) -> Iterator[str]:
             raise ClusterError("the local Dask scheduler did not start (its process ended)") from None
         if kind != "address":
             raise ClusterError(f"the local Dask scheduler did not start: {value}")
+        relay = threading.Thread(target=_relay, args=(ours,), name="arena-dask-keeper", daemon=True)
+        relay.start()
         yield value
     finally:
         with contextlib.suppress(OSError):
@@ -87,7 +91,20 @@ def local_cluster(workers: int) -> Iterator[str]:
         if keeper.is_alive():
             keeper.kill()  # its processes die with it
             keeper.join()
+        if relay is not None:
+            relay.join(STOP_SECONDS)  # it ends once the keeper's end is closed
         ours.close()
+
+
+def _relay(conn: multiprocessing.connection.Connection) -> None:
+    """In the coordinator: log what the keeper tells (a worker that died), until it ends."""
+    while True:
+        try:
+            kind, text = conn.recv()
+        except (EOFError, OSError):
+            return
+        if kind == "warning":
+            log.warning("%s", text)
 
 
 def workers_running(client: Any, count: int, timeout: float) -> bool:
@@ -121,7 +138,7 @@ def _keep(conn: multiprocessing.connection.Connection, coordinators: multiproces
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by what it forks: Ctrl-C is the coordinator's
     import dask
 
-    dask.config.set(CONFIG)  # no memory limit to watch either: each bot's memory is the sandbox's to limit
+    dask.config.set(CONFIG)
     scheduler_pipe, address_pipe = os.pipe()
     scheduler = _fork(_scheduler_main, address_pipe, conn, scheduler_pipe)
     os.close(address_pipe)
@@ -132,18 +149,22 @@ def _keep(conn: multiprocessing.connection.Connection, coordinators: multiproces
         return
     started = {_fork(_worker_main, address, conn): time.monotonic() for _ in range(workers)}
     conn.send(("address", address))
-    while True:
-        if conn.poll(WATCH_SECONDS):
-            break  # "stop", or the coordinator is gone
+    replacing: list[float] = []  # when to fork each worker that replaces one that ended
+    while not conn.poll(WATCH_SECONDS):  # until "stop", or the coordinator is gone
+        now = time.monotonic()
         for pid, status in _ended():
             if pid == scheduler:
                 _end(set(started))
                 return
             if pid in started:
-                if time.monotonic() - started.pop(pid) < RESTART_SECONDS:
-                    time.sleep(RESTART_SECONDS)  # one that cannot start at all is not forked again and again
-                log.warning("a worker of the local Dask cluster ended (%s); starting another", _how(status))
-                started[_fork(_worker_main, address, conn)] = time.monotonic()
+                # one that could not even start is not forked again and again
+                replacing.append(now + (RESTART_SECONDS if now - started.pop(pid) < RESTART_SECONDS else 0))
+                with contextlib.suppress(OSError):  # the coordinator logs it (this process has no log of its own)
+                    conn.send(("warning", f"a worker of the local Dask cluster ended ({_how(status)}); "
+                                          f"starting another"))
+        for due in [due for due in replacing if due <= now]:
+            replacing.remove(due)
+            started[_fork(_worker_main, address, conn)] = time.monotonic()
     _end(set(started) | {scheduler})
 
 
@@ -253,6 +274,7 @@ def _worker_main(address: str) -> None:
     signal.signal(signal.SIGTERM, end)
 
     async def serve() -> None:
+        # no memory limit to watch: each bot's memory is the sandbox's to limit
         async with Worker(address, nthreads=1, host=HOST, dashboard=False, memory_limit=0) as worker:
             await worker.finished()
 
