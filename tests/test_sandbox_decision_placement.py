@@ -20,13 +20,15 @@ from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.sandbox import open_process_bot
 from arena.sandbox.freezer import awake_here
-from arena.sandbox.placement import QUICK_MS
+from arena.sandbox import placement
 
 START = {"type": "start", "game": "modern-art", "seat": 0, "players": ["a", "b"], "options": {}, "time": {},
          "setup_public": {}, "seed": 1}
 QUICK = {"type": "decide", "decision": "bid", "legal": {"min": 1, "max": 100}, "view": {}, "events": [],
          "time_left_ms": 10000}
-SLOW = dict(QUICK, sleep=QUICK_MS * 4 / 1000)
+#: what counts as quick here (ms): far above what an answer at once takes on a loaded machine
+QUICK_MS = 200.0
+SLOW = dict(QUICK, sleep=QUICK_MS * 2 / 1000)
 BOT = '''
 import time
 
@@ -40,8 +42,9 @@ pytestmark = pytest.mark.skipif(len(CORES) < 2, reason="one core: nowhere else t
 
 
 @pytest.fixture
-def on_core() -> Iterator[object]:
+def on_core(monkeypatch) -> Iterator[object]:
     """Moves this process (the runner) to a core of the caller's choice; restores its cores after the test."""
+    monkeypatch.setattr(placement, "QUICK_MS", QUICK_MS)
     allowed = os.sched_getaffinity(0)
 
     def move(core: int) -> None:
