@@ -35,6 +35,8 @@ from arena.sandbox.syscalls import libc
 
 #: a bot whose last decision took longer than this (ms, wall clock) is not pinned for its next one
 QUICK_MS = 5.0
+#: this system can say which core a thread runs on and pin another process (Linux)
+PINS = hasattr(os, "sched_setaffinity") and hasattr(libc, "sched_getcpu")
 
 
 def runner_core() -> int:
@@ -48,7 +50,7 @@ class Placement:
     answer, while the bot is quick (see the module docstring)."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+        self.enabled = enabled and PINS
         #: the bot process pinned (its pid), to which core; what it could run on before (restored when it
         #: stops being quick)
         self.pid: int | None = None
