@@ -132,6 +132,36 @@ def test_a_run_killed_outright_leaves_no_process_of_its_local_cluster(tmp_path):
             run.wait()
 
 
+@needs_dask
+def test_a_sigterm_to_the_runs_process_group_stops_it_as_one_to_the_run_does(tmp_path):
+    # as a supervisor (or Ctrl-C at a terminal) signals a whole process group: the cluster is the run's to stop
+    path = write_tournament(tmp_path, ['spec = "random"', 'spec = "r2=random"', 'spec = "r3=random"'],
+                            "modern-art:3", deals=5000)
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", path, "--sandbox", "none", "--scheduler", "local:2",
+                            "--results", str(tmp_path / "results")], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(descendants := _descendants(run.pid)) < 5:  # keeper, scheduler, two workers, the store writer
+            assert run.poll() is None and time.monotonic() < deadline, "the run did not start playing"
+            time.sleep(0.05)
+        time.sleep(1)
+        os.killpg(run.pid, signal.SIGTERM)
+        _, errors = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 128 + signal.SIGTERM, errors
+    assert errors.splitlines()[-1].startswith("stopped: ") and errors.splitlines()[-1].endswith(
+        "run the same command again to resume"), errors
+    assert "Traceback" not in errors and "WARNING" not in errors and "Error" not in errors, errors
+    deadline = time.monotonic() + 15
+    while any(_exists(pid) for pid in descendants):
+        assert time.monotonic() < deadline, "processes of the local cluster outlived the stopped run"
+        time.sleep(0.05)
+
+
 def _parent(pid: int) -> int:
     with open(f"/proc/{pid}/stat") as stat:
         return int(stat.read().rsplit(")", 1)[1].split()[1])
@@ -149,11 +179,13 @@ def _descendants(root: int) -> list[int]:
     found, frontier = [], [root]
     while frontier:
         pid = frontier.pop()
+        kids = []
         try:
-            with open(f"/proc/{pid}/task/{pid}/children") as children:
-                kids = [int(kid) for kid in children.read().split()]
+            for thread in os.listdir(f"/proc/{pid}/task"):  # a child is listed under the thread that made it
+                with open(f"/proc/{pid}/task/{thread}/children") as children:
+                    kids += [int(kid) for kid in children.read().split()]
         except OSError:
-            kids = []
+            pass
         found += kids
         frontier += kids
     return found

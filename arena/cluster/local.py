@@ -17,7 +17,8 @@ coordinator logs, while Dask plays its blocks again on another worker. When the 
 keeper ends the workers and the scheduler with SIGTERM, then SIGKILL after
 :data:`STOP_SECONDS`; each of them, and the keeper, dies with its parent
 (``PR_SET_PDEATHSIG``), so a coordinator killed outright leaves nothing
-behind. None of them takes Ctrl-C: the coordinator stops the run.
+behind. They are a process group of their own: Ctrl-C, or a SIGTERM to the
+run's process group, reaches only the coordinator, which stops the run and then them.
 
 The workers are forks of the coordinator, so they run its arena, games and
 bots: the handshake a remote cluster needs (:mod:`arena.cluster.handshake`)
@@ -134,6 +135,10 @@ def _keep(conn: multiprocessing.connection.Connection, coordinators: multiproces
     """
     coordinators.close()
     die_with_parent()
+    # a process group of its own: Ctrl-C at a terminal, or a SIGTERM to the run's group, reaches the coordinator
+    # only, which stops the run and then the cluster (a worker ended by the signal would be replaced, and the
+    # keeper itself would take its processes with it mid-run)
+    os.setpgid(0, 0)
     gc.freeze()  # what the coordinator had stays put in every fork: no collection walks it (as a local worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by what it forks: Ctrl-C is the coordinator's
     import dask
