@@ -118,9 +118,10 @@ class ModernArtState(CompactLogState):
     # -- the runner's interface --
 
     def apply(self, action: dict[str, Any]) -> None:
-        handler = _HANDLERS.get(self.decision)
-        if handler is None:
-            raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})")
+        try:
+            handler = _HANDLERS[self.decision]
+        except KeyError:  # (the game over: decision None has no handler)
+            raise IllegalAction(f"the game is over; no action is asked (got {_text(action)})") from None
         handler(self, action)
         # _run_turns, inlined: it is checked once per decision, and most decisions end no auction
         while self.upcoming is not None:
@@ -264,8 +265,9 @@ class ModernArtState(CompactLogState):
         self.played.append(card)
         self._entries.append((None, "play", seat, card))
         artist = CARD_ARTIST[card]
-        self.counts[artist] += 1
-        if self.counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
+        counts = self.counts
+        counts[artist] += 1
+        if counts[artist] == ROUND_ENDING_COUNT or not self.cards_left:
             return self._end_round(seat)
         self.lot = [card]
         kind = CARD_KIND[card]
