@@ -69,7 +69,8 @@ def local_cluster(workers: int) -> Iterator[str]:
     """
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
-    keeper = context.Process(target=_keep, args=(theirs, ours, workers), name="dask-keeper", daemon=False)
+    keeper = context.Process(target=_keep, args=(theirs, ours, workers, os.getpid()), name="dask-keeper",
+                             daemon=False)
     keeper.start()
     theirs.close()
     relay: threading.Thread | None = None
@@ -128,13 +129,16 @@ async def _running(count: int, timeout: float, dask_scheduler: Any = None) -> bo
 
 
 def _keep(conn: multiprocessing.connection.Connection, coordinators: multiprocessing.connection.Connection,
-          workers: int) -> None:
+          workers: int, coordinator: int) -> None:
     """The keeper: fork the scheduler and the workers, replace a worker that dies, end them all when told.
 
-    ``coordinators`` is the coordinator's end of ``conn``, which only the coordinator may hold.
+    ``coordinators`` is the coordinator's end of ``conn``, which only the coordinator may hold;
+    ``coordinator`` its process id.
     """
     coordinators.close()
     die_with_parent()
+    if os.getppid() != coordinator:  # it died before the line above: nothing would end this process
+        return
     # a process group of its own: Ctrl-C at a terminal, or a SIGTERM to the run's group, reaches the coordinator
     # only, which stops the run and then the cluster (a worker ended by the signal would be replaced, and the
     # keeper itself would take its processes with it mid-run)
@@ -178,6 +182,7 @@ def _fork(main: Any, argument: Any, conn: multiprocessing.connection.Connection,
 
     It closes the keeper's ``conn`` and ``fds`` first: only the keeper may hold them.
     """
+    keeper = os.getpid()
     pid = os.fork()
     if pid:
         return pid
@@ -187,7 +192,8 @@ def _fork(main: Any, argument: Any, conn: multiprocessing.connection.Connection,
         for fd in fds:
             os.close(fd)
         die_with_parent()
-        main(argument)
+        if os.getppid() == keeper:  # else the keeper died before the line above: nothing would end this process
+            main(argument)
         code = 0
     except BaseException:  # noqa: BLE001 (a forked child must never return into its parent's code)
         logging.getLogger("arena.cluster").exception("a process of the local Dask cluster failed")
