@@ -13,11 +13,12 @@ sent, in turn,
   through :meth:`ProcessBot.decide` (request encoded, written, waited for,
   read, the bot's CPU clock read, charged);
 - **bare**: to as many trivial echo processes (``benchmarks/jailed.py``'s),
-  already encoded, blocking writes and reads, each kept on the runner's
-  core as a jailed seat is (:mod:`arena.sandbox.placement`: else a run
-  lands by chance in a mode where every exchange wakes an idle core, up to
-  twice the CPU; ``--spread`` leaves both sides where the kernel puts them,
-  as before 2026-12-05).
+  already encoded, blocking writes and reads.
+
+Where the kernel wakes each process moves a run by up to 2x on a virtual
+machine (an exchange that wakes the other, idle core costs its interrupt
+and the hypervisor's way back in; a run tends to stay in one mode), on
+both sides: compare runs, not rounds.
 
 Rounds of ``--decisions`` alternate (jailed, bare, jailed, ...); each
 round's ratio is taken between neighbours, so that a change of the machine's
@@ -45,8 +46,7 @@ import orjson
 from arena.entrants import parse_spec
 from arena.match import Limits
 from arena.plugins import get_plugins
-from arena.sandbox import open_process_bot, placement
-from arena.sandbox.placement import Placement
+from arena.sandbox import open_process_bot
 from arena.sandbox.process import ProcessBot
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -70,7 +70,6 @@ def rounds(count: int, decisions: int, seats: list[ProcessBot], echoes: list[jai
     """``count`` rounds of each side in turn; the µs a decision of each part, per round."""
     found: dict[str, list[float]] = {}
     width = len(seats)
-    places = [(Placement(placement.QUICK_MS > 0), echo.process.pid) for echo in echoes]
     for number in range(count):
         first = number * decisions
         runner, bots = time.process_time(), seats_cpu_ns(seats)
@@ -81,8 +80,6 @@ def rounds(count: int, decisions: int, seats: list[ProcessBot], echoes: list[jai
         found.setdefault("jailed bots", []).append(bots / 1e3 / decisions)
         runner, bots = time.process_time(), echoes_cpu_ns(echoes)
         for index in range(first, first + decisions):
-            place, pid = places[index % width]
-            place.before(pid)
             orjson.loads(echoes[index % width].ask(lines[index % len(lines)]))
         runner, bots = time.process_time() - runner, echoes_cpu_ns(echoes) - bots
         found.setdefault("bare runner", []).append(runner * 1e6 / decisions)
@@ -123,11 +120,7 @@ def main() -> None:
     parser.add_argument("--seats", type=int, nargs="*", default=[1, 4], help="seats asked in turn (default 1 4)")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--decisions", type=int, default=400, help="decisions a round")
-    parser.add_argument("--spread", action="store_true",
-                        help="no seat or echo kept on the runner's core (where the kernel puts them)")
     arguments = parser.parse_args()
-    if arguments.spread:
-        placement.QUICK_MS = 0.0  # no decision is quick enough to be pinned
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "answer_bot.py"), "w") as handle:

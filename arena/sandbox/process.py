@@ -46,7 +46,6 @@ from arena.sandbox.launch_program import ProgramLauncher
 from arena.sandbox.launch_template import TemplateLauncher
 from arena.sandbox.launcher import GameProcess, Launcher
 from arena.sandbox.output import StderrCapture
-from arena.sandbox.placement import Placement
 from arena.sandbox.probe import Protections
 from arena.sandbox.probe import protections as detected_protections
 
@@ -103,7 +102,6 @@ class ProcessBot:
         self.clock = "cpu" if self.has_cpu_clock else "wall"  # the clock of its last timeout (Seat protocol)
         self.healthy = True
         self.freezer = Freezer(self.isolate)
-        self.placement = Placement(limits.threads == 1)  # on its runner's core while it answers quickly
         self.stderr_capture = StderrCapture(logging.getLogger(f"arena.bot.{name}"))
         self.cpu_backstop_s = 0  # the bot's RLIMIT_CPU now (moved up as its bank grows)
         shared: dict[str, Any] = dict(isolate=isolate, cwd=cwd, env=env, protections=self.protections,
@@ -365,7 +363,6 @@ class ProcessBot:
                 self.cpu_backstop_s = sandbox_limits.move_cpu_backstop(launcher.limited_pid(), needed)
         else:
             cpu_before = self.cpu_ns()
-        self.placement.before(launcher.pid)
         began = time.perf_counter()
         self._send(message, began + limit_ms * timing.wall_factor / 1000, awake)
         # a line can be here already only if the bot wrote while a long message was being written
@@ -393,7 +390,6 @@ class ProcessBot:
         timing.mark = mark = timing.cpu_ns(cgroup, launcher.cell)
         cpu_ms = (mark - cpu_before) / 1e6
         wall_ms = (time.perf_counter() - began) * 1000
-        self.placement.after(wall_ms)
         # seen computing between its turns: frozen between them from now on, from the next bot's turn on
         if cgroup_clock and self.freezer.judge(timing.unexplained_ns(wall_ms)) and awake is not None:
             awake.add(self)
@@ -427,7 +423,6 @@ class ProcessBot:
         self.healthy = True
         self.clock = "cpu" if self.has_cpu_clock else "wall"
         reply, _ = self._exchange(info, limit_ms, "start")
-        self.placement.quick = True  # how long its set-up took says nothing of its decisions
         if reply != READY:
             raise BotMalformed(f'start: expected {{"type": "ready"}}, got {str(reply)[:120]}')
 
