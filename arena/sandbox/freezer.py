@@ -67,11 +67,13 @@ class Freezer:
         return False
 
     def stops(self, cgroup: BotCgroup | None, cell: TemplateCell | None) -> bool:
-        """Whether :meth:`pause` would stop anything of the bot now: its template's cell, its cgroup once it is
-        frozen between its turns, its process group where there is no cgroup. A bot it would not stop need not
-        be remembered as awake after its answer (:func:`awake_here`): nothing is done for it before another
-        bot is asked."""
-        if cell is not None:
+        """Whether :meth:`pause` would stop anything of the bot now: its template's cell while the template
+        has a request to answer (held, it is frozen already), its cgroup once it is frozen between its turns,
+        its process group where there is no cgroup. A bot it would not stop need not be remembered as awake
+        after its answer (:func:`awake_here`): nothing is done for it before another bot is asked. A cell is
+        let run (:meth:`TemplateCell.free`) only before its bot is let run (the seat's ``wake``), so that a
+        freed cell's bot is remembered then."""
+        if cell is not None and cell.wanted:
             return True
         if cgroup is not None and cgroup.core:
             return self.between_turns

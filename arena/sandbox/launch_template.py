@@ -371,9 +371,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
         pipes = [os.pipe() for _ in range(3)]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
-        self.wake()
         if self.cell is not None:
             self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
+        self.wake()  # after free: a cell with a request is stopped with its bot (Freezer.stops)
         self.protocol.asked(self.games)
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep,
                    "shared_namespaces": self.shared_namespaces}
