@@ -96,17 +96,20 @@ def test_a_template_with_a_request_is_frozen_while_another_bot_is_asked(tmp_path
     try:
         _held(seats)
         first, second = seats
-        first.finish_game()
-        assert first.cell.frozen and first not in awake_here()  # its next game's bot was forked ahead already
-        first.start(START, 5000)  # that bot is collected and the next one asked: its template runs for it
-        assert first.cell.wanted and not first.cell.frozen and first in awake_here()
-        second.decide(DECIDE, 5000)
-        assert first.cell.frozen, "a template with a request ran on while another bot was asked"
-        assert first not in awake_here()
-        first.decide(DECIDE, 5000)
-        assert first in awake_here() or not first.cell.wanted  # remembered while its template has the request
-        second.decide(DECIDE, 5000)
-        assert first.cell.frozen
+        seen = 0
+        for _ in range(30):  # until its template is seen still forking once its seat's start is answered
+            first.finish_game()
+            assert first.cell.frozen and first not in awake_here()  # its next game's bot was forked ahead
+            first.start(START, 5000)  # that bot is collected and the next one asked: its template runs for it
+            assert first in awake_here() or not first.cell.wanted  # remembered while its template has a request
+            if first.cell.wanted:
+                seen += 1
+                second.decide(DECIDE, 5000)
+                assert first.cell.frozen, "a template with a request ran on while another bot was asked"
+                assert first not in awake_here()
+            if seen >= 3:
+                break
+        assert seen, "its template always answered before its seat's start did: nothing was checked"
     finally:
         for seat in seats:
             seat.close()
