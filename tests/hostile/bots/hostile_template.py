@@ -20,7 +20,11 @@ import that would compute between games. With ``patch`` (a list of
 "unmap", "dumpable", "scratch", "descriptors"), the template turns off that
 part of its games' jail (the host's code is the template's, so the bot's): it
 keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
-``tmp_notes`` keeps notes), or keeps the template's open descriptors. The bot
+``tmp_notes`` keeps notes), or keeps the template's open descriptors. With
+``statuses``, the template keeps the exit status of each game it reaps, and
+each game's bot reports those of the games before it (``hostile:
+{"statuses": [...]}``) and exits after its game's end with a status it
+chose from its game (the residual channel of docs/security.md). The bot
 itself plays like ``random`` (the same moves for the same seed).
 """
 
@@ -181,9 +185,17 @@ def _hostile_send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int],
 _exit_code = os.waitstatus_to_exitcode
 
 
+#: with ``statuses``: the exit codes of the games this template reaped, in order (each game's bot inherits the
+#: list as it was when it was forked)
+SEEN: list[int] = []
+
+
 def _hostile_exit_code(status: int) -> int:
-    """In the template: a game's bot that lost gets garbage for its exit status."""
+    """In the template: a game's bot that lost gets garbage for its exit status; with ``statuses``, the status
+    is kept for the games forked after."""
     code = _exit_code(status)
+    if OPTIONS.get("statuses"):
+        SEEN.append(code)
     if code == LOST and CONTROL is not None:
         try:
             os.write(int(CONTROL), b"\x00\xff not a status \xfe")
@@ -254,9 +266,10 @@ class Bot:
 
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
-                 patch: list[str] = (), tmp_notes: bool = False) -> None:
+                 patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False) -> None:
         self.losing = losing
         self.seat = 0
+        self.status = 0
         self.bot = RandomBot()
 
     def start(self, info: dict) -> None:
@@ -265,7 +278,16 @@ class Bot:
             print("hostile: " + json.dumps({"notes": notes()}), file=sys.stderr, flush=True)
         if OPTIONS.get("tmp_notes"):
             print("hostile: " + json.dumps({"notes": tmp_notes()}), file=sys.stderr, flush=True)
+        if OPTIONS.get("statuses"):
+            print("hostile: " + json.dumps({"statuses": SEEN}), file=sys.stderr, flush=True)
+            self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
         self.bot.start(info)
+
+    def end(self, info: dict) -> None:
+        """With ``statuses``: the game is over (no fault), and the bot exits with the status it chose."""
+        if OPTIONS.get("statuses"):
+            sys.stderr.flush()
+            os._exit(self.status)
 
     def decide(self, request: dict) -> dict:
         money = [player.get("money", 0) for player in request.get("view", {}).get("players", [])]
