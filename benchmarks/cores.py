@@ -102,6 +102,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="runs of each way, in turn; the best is kept")
     parser.add_argument("--quick", action="store_true", help="small files, one run each: a check that it works")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs {args.jobs}: give a number of worker processes, 1 or more")
     if args.quick:
         args.random_deals, args.heuristic_deals, args.repeat = 300, 30, 1
     jobs = args.jobs

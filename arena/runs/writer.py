@@ -134,8 +134,7 @@ class _TaskAside:
         self.conn = mine
 
     def add(self, rows: list[GameRows]) -> None:
-        assert self.conn is not None, "begin() comes first"
-        self.conn.send(list(placings(rows)))
+        self.add_placings(list(placings(rows)))
 
     def add_placings(self, games: list[Placing]) -> None:
         assert self.conn is not None, "begin() comes first"

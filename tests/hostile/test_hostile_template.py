@@ -128,42 +128,36 @@ def test_the_reference_replays_a_sandboxed_game_exactly():
     assert reference(wrong, 0, 4)["moves"] != record["moves"]
 
 
-def test_a_shared_page_read_only_at_import_and_made_writable_in_each_game_carries_no_notes():
-    """The template maps a page shared and read-only; each game's bot mprotects it writable to read and add
-    notes: every game finds it gone (every shared mapping is dropped in a game, whatever its protection)."""
+def games_of(key: str, games: int, **options: Any) -> list[Any]:
+    """``games`` games (seeds 1, 2, ...) of the attacker with ``options`` against an honest bot, one seat pool:
+    the last ``key`` the attacker reported in each (its seat's stderr holds earlier games' lines too). Every
+    game is checked to be without fault and, for the attacker's seat, random's game."""
     require("namespaces")
     pool = SeatPool(get_plugins(), "process", LIMITS)
     found, records = [], []
     try:
-        for seed in range(1, 5):
-            record, texts = play([attacker(notes=True), honest()], seed=seed, pool=pool)
-            found.append(reports(texts[0], "notes")[-1])  # the seat's stderr holds earlier games' lines too
+        for seed in range(1, games + 1):
+            record, texts = play([attacker(**options), honest()], seed=seed, pool=pool)
+            found.append(reports(texts[0], key)[-1])
             records.append((seed, record))
     finally:
         pool.close()
-    assert found == ["gone"] * 4
     for seed, record in records:
         assert record["faults"] == []
         assert record["moves"] == reference(record, 0, seed)["moves"]
+    return found
+
+
+def test_a_shared_page_read_only_at_import_and_made_writable_in_each_game_carries_no_notes():
+    """The template maps a page shared and read-only; each game's bot mprotects it writable to read and add
+    notes: every game finds it gone (every shared mapping is dropped in a game, whatever its protection)."""
+    assert games_of("notes", 4, notes=True) == ["gone"] * 4
 
 
 def test_a_template_cannot_write_into_its_games_bots_through_proc_pid_mem():
     """The template writes a mark into each game's bot it forked (its child) through /proc/PID/mem: a game's
     bot is not dumpable, so every write fails and every game's bot finds its buffer as it was forked."""
-    require("namespaces")
-    pool = SeatPool(get_plugins(), "process", LIMITS)
-    found, records = [], []
-    try:
-        for seed in range(1, 5):
-            record, texts = play([attacker(poke=True), honest()], seed=seed, pool=pool)
-            found.append(reports(texts[0], "poked")[-1])
-            records.append((seed, record))
-    finally:
-        pool.close()
-    assert found == ["untouched"] * 4
-    for seed, record in records:
-        assert record["faults"] == []
-        assert record["moves"] == reference(record, 0, seed)["moves"]
+    assert games_of("poked", 4, poke=True) == ["untouched"] * 4
 
 
 def cpu_of(pid: int) -> int:
@@ -309,19 +303,7 @@ def test_with_threads_allowed_a_templates_threads_are_let_be_and_still_compute_n
 def test_a_game_tells_the_games_after_it_nothing_through_its_exit_status():
     """Each game's bot exits after its game's end with a status it chose from its seed; the template (the bot's
     import-time code) keeps the statuses it reaps and each later game's bot reports them. Today they arrive: the
-    channel docs/security.md names under "What a game tells its template"."""
-    require("namespaces")
-    pool = SeatPool(get_plugins(), "process", LIMITS)
-    found, records = [], []
-    try:
-        for seed in range(1, 7):
-            record, texts = play([attacker(statuses=True), honest()], seed=seed, pool=pool)
-            found.append(reports(texts[0], "statuses")[-1])
-            records.append((seed, record))
-    finally:
-        pool.close()
-    for seed, record in records:  # exiting after the end is no fault, and the game is random's
-        assert record["faults"] == []
-        assert record["moves"] == reference(record, 0, seed)["moves"]
+    channel docs/security.md names under "What a game tells its template". Exiting after the end is no fault."""
+    found = games_of("statuses", 6, statuses=True)
     # a game's bot is forked ahead of its game, so what it hears is of the games before the one before it
     assert found == [[]] * 6, f"statuses heard by later games: {found}"
