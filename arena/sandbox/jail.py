@@ -3,8 +3,9 @@
 Built in the bot's own mount namespace, as bubblewrap does it: a tmpfs
 becomes the new root, holding only mount points; the runtime (``/usr``, the
 libraries, the Python prefix), a few files of ``/etc`` and the bot's own files
-are bind-mounted into it read-only at their own paths; a fresh ``/proc``;
-``/dev`` holds only ``null``, ``zero``, ``full``, ``random`` and ``urandom``.
+are bind-mounted into it read-only at their own paths; a fresh ``/proc``
+that shows processes only (:data:`PROC_OPTIONS`); ``/dev`` holds only
+``null``, ``zero``, ``full``, ``random`` and ``urandom``.
 What is not listed does not exist for the bot: results folders, the
 tournament's folder, home folders, other bots' files.
 
@@ -35,6 +36,12 @@ SCRATCH = "/.scratch"
 HOME = "/home/bot"
 #: inodes of the scratch tmpfs (each costs kernel memory the size cap does not see)
 SCRATCH_INODES = 16384
+#: a bot's ``/proc`` shows processes (its own PID namespace's) and nothing of the machine: no ``loadavg``,
+#: ``stat``, ``meminfo``, ``vmstat``, ``pressure``, ``sys``, ``locks``, ... Each of those shows a count that
+#: every process moves (threads, forks, free memory, open files), so that one bot could signal another (or a
+#: later game) by moving it. The kernel (5.8 and later) lets a user namespace mount this narrow view even
+#: where a full one would be refused, so a template's games mount theirs too
+PROC_OPTIONS = b"subset=pid"
 
 #: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
 #: each game's bot would write pages that the bot then copies)
@@ -123,6 +130,8 @@ def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> 
 
 
 def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
+    global _ipc_limited
+    _ipc_limited = _write_ipc_limits(scratch_mb)  # while /proc/sys is still there (the bot's /proc shows none)
     os.umask(0o022)  # the runner's umask (e.g. 077 for results) must not close the root's folders to the bot
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     base = "/tmp"  # covered by a tmpfs in this namespace only; the host's /tmp stays under /oldroot/tmp
@@ -136,7 +145,7 @@ def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) ->
     root = "/newroot"
     for folder in ("/proc", "/tmp", "/dev/shm", HOME, SCRATCH):
         os.makedirs(root + folder, mode=0o755, exist_ok=True)
-    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS.decode())
     fresh_scratch(scratch_mb, owner, root)  # first: the bot's files may lie under /tmp, bound over it below
     for path in sorted(readable, key=lambda p: p.count(os.sep)):
         source = "/oldroot" + path
@@ -229,16 +238,28 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
 
 
 def mount_proc() -> None:
-    """A ``/proc`` of this PID namespace over the one there (a game forked from a template)."""
-    if _libc_mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None):
+    """A ``/proc`` of this PID namespace over the one there (a game forked from a template), showing processes
+    only (:data:`PROC_OPTIONS`)."""
+    if _libc_mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS):
         _check(-1, "mount /proc")
+
+
+#: what :func:`enter_root` found when it capped this IPC namespace (None: it has not run in this process)
+_ipc_limited: bool | None = None
 
 
 def limit_ipc(memory_mb: int) -> bool:
     """Cap System V shared memory in this IPC namespace at ``memory_mb`` (needs its owner's privilege).
 
-    False where the kernel refuses (a runner that is not root).
+    False where the kernel refuses (a runner that is not root). After :func:`enter_root`, which caps it
+    itself before the bot's ``/proc`` hides ``/proc/sys``, it says what that found.
     """
+    if _ipc_limited is not None:
+        return _ipc_limited
+    return _write_ipc_limits(memory_mb)
+
+
+def _write_ipc_limits(memory_mb: int) -> bool:
     pages = (memory_mb << 20) // os.sysconf("SC_PAGE_SIZE")
     try:
         for name, value in (("shmmax", memory_mb << 20), ("shmall", pages), ("shmmni", 64),

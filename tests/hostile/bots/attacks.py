@@ -355,6 +355,9 @@ ATTACKS = {
 from kernel_attacks import KERNEL_ATTACKS  # noqa: E402  (keyrings, locks, watches: test_hostile_kernel.py)
 
 ATTACKS.update(KERNEL_ATTACKS)
+from shared_attacks import SHARED_ATTACKS  # noqa: E402  (what no namespace separates: test_hostile_shared_kernel.py)
+
+ATTACKS.update(SHARED_ATTACKS)
 KEEP: list = []
 
 
