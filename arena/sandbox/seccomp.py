@@ -56,11 +56,16 @@ LOCK_AND_NOTIFY_COMMANDS = {
 #: ``madvise`` advice refused: it pushes a mapped file's pages towards eviction from the page cache (refused for
 #: every mapping: the filter cannot tell a bot's own memory from a shared file's)
 EVICTING_ADVICE = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
+#: memory deduplication (KSM) asked for: ``madvise(MADV_MERGEABLE)``, ``prctl(PR_SET_MEMORY_MERGE)``
+MADV_MERGEABLE, PR_SET_MEMORY_MERGE = 12, 67
+_MERGE_WHY = ("memory deduplication (KSM, where the machine runs it): a page merged with another bot's identical "
+              "page is slower to write, which tells one bot what another holds")
 #: ``preadv2``'s flag refused: a read that fails rather than wait for the disk says whether a page is cached
 RWF_NOWAIT = 0x8
 _PAGE_CACHE_WHY = ("the page cache of a file every bot sees (the runtime) is shared: one bot evicting its pages "
                    "(posix_fadvise DONTNEED, madvise MADV_COLD/MADV_PAGEOUT) and another asking which are cached "
-                   "without loading them (a read with RWF_NOWAIT) would be a channel between bots and games")
+                   "without loading them (a read with RWF_NOWAIT, cachestat) would be a channel between bots and "
+                   "games")
 #: the ``personality`` bits allowed (Docker's values: Linux, 32-bit Linux, UNAME26 and both); any other bit is
 #: refused (the query, all bits set, too: libseccomp cannot compare one argument twice in a rule)
 PERSONALITY_BITS = 0x8 | 0x20000
@@ -111,9 +116,11 @@ COMMON: tuple[Refusal, ...] = (
     Refusal(("settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime", "clock_adjtime64",
              "adjtimex"), "setting the machine's clocks"),
     Refusal(("name_to_handle_at", "open_by_handle_at"), "opening files by handle, around the mount table"),
-    Refusal(("fadvise64", "fadvise64_64"), _PAGE_CACHE_WHY),
+    Refusal(("fadvise64", "fadvise64_64", "cachestat"), _PAGE_CACHE_WHY),
     *(Refusal(("madvise",), _PAGE_CACHE_WHY, when=(_masked(2, _LOW, advice),)) for advice in EVICTING_ADVICE.values()),
     Refusal(("preadv2",), _PAGE_CACHE_WHY, when=(_masked(5, RWF_NOWAIT, RWF_NOWAIT),)),
+    Refusal(("madvise",), _MERGE_WHY, when=(_masked(2, _LOW, MADV_MERGEABLE),)),
+    Refusal(("prctl",), _MERGE_WHY, when=(_masked(0, _LOW, PR_SET_MEMORY_MERGE),)),
     Refusal(("io_setup", "io_submit"), "Linux AIO: a read's RWF_NOWAIT lies in memory the filter cannot read (a probe "
             "of the page cache, see preadv2)"),
     *(Refusal(("personality",), "unusual execution domains (no address randomisation, executable reads)",

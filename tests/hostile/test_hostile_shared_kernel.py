@@ -177,5 +177,6 @@ def test_the_calls_that_watch_or_reach_other_processes_are_refused(kind):
     tried = reports(texts[0], "refused")
     assert len(tried) == 1 and set(tried[0]) >= {"perf_event_open", "userfaultfd", "io_uring_setup", "bpf", "kcmp",
                                                   "name_to_handle_at", "open_by_handle_at", "io_setup",
-                                                  "process_vm_readv"}
+                                                  "process_vm_readv", "madvise(MADV_MERGEABLE)",
+                                                  "prctl(PR_SET_MEMORY_MERGE)"}
     assert set(tried[0].values()) == {"EPERM"}

@@ -35,8 +35,9 @@ PAGE = mmap.PAGESIZE
 CACHED = os.path.join(os.path.dirname(os.__file__), "pydoc_data", "topics.py")
 #: a file whose times a probe watches while a sender reads it
 TIMED = os.path.join(os.path.dirname(os.__file__), "this.py")
-MADV_RANDOM, MADV_COLD, MADV_PAGEOUT = 1, 20, 21
-PROT_READ, MAP_PRIVATE = 1, 2
+MADV_RANDOM, MADV_MERGEABLE, MADV_COLD, MADV_PAGEOUT = 1, 12, 20, 21
+SYS_PRCTL, PR_SET_MEMORY_MERGE = 157, 67
+PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS = 1, 2, 2, 0x20
 SYS_CACHESTAT, SYS_PERF_EVENT_OPEN, SYS_USERFAULTFD, SYS_IO_URING_SETUP, SYS_BPF = 451, 298, 323, 425, 321
 SYS_KCMP, SYS_NAME_TO_HANDLE_AT, SYS_OPEN_BY_HANDLE_AT, SYS_PROCESS_VM_READV, SYS_SYSINFO = 312, 303, 304, 310, 99
 SYS_MQ_OPEN, SYS_MSGGET, SYS_IO_SETUP = 240, 68, 206
@@ -339,6 +340,15 @@ def queue_remember(args: list[str]) -> dict:
 # -- calls that reach another process or kernel code no bot needs ------------------------------------------------
 
 
+def _advise(advice: int) -> str:
+    """``madvise(advice)`` on a page of its own: ``ok`` or the errno's name."""
+    address = libc.mmap(None, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    try:
+        return "ok" if libc.madvise(address, PAGE, advice) == 0 else _errno_name(ctypes.get_errno())
+    finally:
+        libc.munmap(address, PAGE)
+
+
 def refused(args: list[str]) -> None:
     """Try each call a bot could use to watch or reach another: each one's outcome (an errno name)."""
     attributes = (ctypes.c_uint32 * 32)(0, 128)  # struct perf_event_attr: hardware, its size; counts cycles
@@ -356,6 +366,9 @@ def refused(args: list[str]) -> None:
                                    ctypes.byref(mount_id), ctypes.c_int(0)),
         "open_by_handle_at": _call(SYS_OPEN_BY_HANDLE_AT, ctypes.c_int(-100), handle, ctypes.c_int(0)),
         "io_setup": _call(SYS_IO_SETUP, ctypes.c_uint(1), ctypes.byref(ctypes.c_ulong(0))),
+        "madvise(MADV_MERGEABLE)": _advise(MADV_MERGEABLE),
+        "prctl(PR_SET_MEMORY_MERGE)": _call(SYS_PRCTL, ctypes.c_int(PR_SET_MEMORY_MERGE), ctypes.c_ulong(1),
+                                            ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)),
         "process_vm_readv": _call(SYS_PROCESS_VM_READV, ctypes.c_int(1), None, ctypes.c_ulong(0), None,
                                   ctypes.c_ulong(0), ctypes.c_ulong(0)),
     }
