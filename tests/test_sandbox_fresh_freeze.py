@@ -2,7 +2,7 @@
 
 A fresh game's bot comes with its template's cgroup cell. The cell needs
 stopping with its bot only while the template has a request to answer (it
-forks the next game's bot during this game); once it answered it is held,
+forks the next game's bot between games, once the last one is reaped); once it answered it is held,
 frozen until the next request, so the seat is then remembered as awake
 after its answers no more than a reused one (:meth:`Freezer.stops`): asking
 another bot does nothing for it. What protects still does: a template with a
@@ -97,16 +97,16 @@ def test_a_template_with_a_request_is_frozen_while_another_bot_is_asked(tmp_path
         _held(seats)
         first, second = seats
         seen = 0
-        for _ in range(30):  # until its template is seen still forking once its seat's start is answered
-            first.finish_game()
-            assert first.cell.frozen and first not in awake_here()  # its next game's bot was forked ahead
-            first.start(START, 5000)  # that bot is collected and the next one asked: its template runs for it
+        for _ in range(30):  # until its template is seen still forking once its seat's game ended
+            first.finish_game()  # the next game's bot is asked once this one is reaped: its template runs for it
             assert first in awake_here() or not first.cell.wanted  # remembered while its template has a request
             if first.cell.wanted:
                 seen += 1
                 second.decide(DECIDE, 5000)
                 assert first.cell.frozen, "a template with a request ran on while another bot was asked"
                 assert first not in awake_here()
+            first.start(START, 5000)  # that bot is collected: its template is held until the next game's end
+            assert first.cell.frozen and not first.cell.wanted
             if seen >= 3:
                 break
         assert seen, "its template always answered before its seat's start did: nothing was checked"

@@ -3,8 +3,9 @@
 A template (:mod:`arena.sandbox.host`) runs the bot's code, so every byte it
 sends is the bot's. It may say only, in this order: ``{"ready": true}`` once;
 then for each game the runner asked for, ``{"game": N, "forked": PID}`` with
-the pidfd of that game's bot (or ``{"game": N, "error": TEXT}``), and later
-``{"game": N, "exited": STATUS}``. Each message is one packet of at most
+the pidfd of that game's bot (or ``{"game": N, "error": TEXT}``). How a game
+ended is never the template's to say (it does not know: its reaper, the
+game's parent, tells the runner, :mod:`arena.sandbox.reaper`). Each message is one packet of at most
 :data:`CONTROL_BYTES`. :class:`TemplateProtocol` checks each one and raises
 :class:`ControlError` (saying what was wrong) for anything else: the runner
 makes that a crash of the bot's seat, never a failed game.
@@ -35,14 +36,14 @@ class TemplateProtocol:
 
     def __init__(self) -> None:
         self.ready = False
-        #: the games asked of the template: "asked", then "forked" (gone once answered with an error, or ended)
+        #: the games asked of the template and not answered yet (gone once answered)
         self.games: dict[int, str] = {}
 
     def asked(self, number: int) -> None:
         """The runner asked the template for game ``number``."""
         self.games[number] = "asked"
         for old in [game for game in self.games if game < number - REMEMBERED_GAMES]:
-            del self.games[old]  # games whose end a template never reported
+            del self.games[old]  # games a template never answered
 
     def check(self, data: bytes, fds: list[int], flags: int) -> dict[str, Any]:
         """The message ``data`` (received with ``fds`` and ``flags``) if the protocol allows it now, else
@@ -74,12 +75,10 @@ class TemplateProtocol:
         if key == "forked" and state == "asked" and type(value) is int and len(fds) == 1:
             if not is_pidfd(fds[0]):
                 raise ControlError("a descriptor that is not a process's with a forked game")
-            self.games[number] = "forked"
+            del self.games[number]
         elif key == "error" and state == "asked" and type(value) is str and not fds:
             del self.games[number]
             message["error"] = cap_detail(f"the template says: {value}")
-        elif key == "exited" and state == "forked" and type(value) is int and -64 <= value <= 255 and not fds:
-            del self.games[number]
         else:
             raise ControlError(f"a message out of place: {data[:80]!r}" + (" with a descriptor" if fds else ""))
         return message

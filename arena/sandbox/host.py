@@ -24,7 +24,10 @@ filter refuses every socket and IPC object, so that the games share its
 empty network and IPC namespaces), with a
 new /proc and a new scratch over /tmp, /dev/shm and its home, no capability,
 no inherited shared memory or file descriptor (:func:`play_one_game`); the
-bot plays that one game and exits, and the template reports its exit status.
+bot plays that one game and exits. The bot is born the child of the
+template's parent, a reaper that never runs the bot's code
+(:mod:`arena.sandbox.reaper`): the reaper, not the template, learns how it
+ended and tells the runner.
 A fresh game costs a fork, not an interpreter start.
 """
 
@@ -33,7 +36,6 @@ from __future__ import annotations
 import gc
 import importlib
 import os
-import select
 import socket
 import sys
 import traceback
@@ -169,8 +171,8 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
 
     A request carries the game's pipes and, with cgroups, its slot's
     ``cgroup.procs`` and folder; the answer is ``{"game": N, "forked": PID}``
-    with the bot's pidfd (or ``"error"``), and later ``{"game": N, "exited": STATUS}`` when the bot
-    is gone (this process is its parent, and reaps it).
+    with the bot's pidfd (or ``"error"``). The bot is not this process's child but its reaper's
+    (:mod:`arena.sandbox.reaper`), which tells the runner how it ended: the template hears nothing of it.
     """
     gc.collect()
     gc.freeze()  # the garbage collector leaves what the template holds alone: fewer copy-on-write pages per game
@@ -185,48 +187,34 @@ def template(factory: Callable[..., Any], options: dict[str, Any]) -> None:
     # filter refuses every socket and IPC object to it and its games: then nothing can be reached in them
     no_sockets = limits.sockets_refused()
     jail.note_shared_memory()  # once: each game's bot drops them without asking the kernel
-    games: dict[int, tuple[int, int]] = {}  # by pidfd: the game's number and its bot's pid
-    # an epoll object itself, not a selector: fewer objects made (and pages written, copied on write while a game
-    # lives) between games
-    waiting = select.epoll()
-    listening = control.fileno()
-    waiting.register(listening, select.EPOLLIN)
     control.send(b'{"ready": true}')
     while True:
-        for ready, _ in waiting.poll():
-            if ready == listening:
-                try:
-                    message, fds, _, _ = socket.recv_fds(control, 4096, 5)
-                except OSError:
-                    os._exit(0)
-                if not message:
-                    os._exit(0)
-                request = orjson.loads(message)
-                pipes, cgroup = fds[:3], fds[3:] + [None, None]
-                try:
-                    if len(pipes) != 3:
-                        raise OSError("a request without the game's three pipes")
-                    shared = request.get("shared_namespaces") is True and no_sockets
-                    limits.prepare_games(ids, request["memory_mb"])  # here once, not in each game's bot
-                    pid, pidfd = limits.fork_game(cgroup[0], cgroup[1], shared=shared)
-                except OSError as error:
-                    control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))
-                    pid = pidfd = -1
-                if pid == 0:
-                    play_one_game(pipes, factory, options, request, ids, seal)
-                for fd in fds:
-                    os.close(fd)
-                if pid > 0:
-                    games[pidfd] = request["game"], pid
-                    waiting.register(pidfd, select.EPOLLIN)
-                    # with its pidfd: the runner signals the bot through it and reads its own id of it there
-                    socket.send_fds(control, [orjson.dumps({"game": request["game"], "forked": pid})], [pidfd])
-            else:
-                number, pid = games.pop(ready)
-                waiting.unregister(ready)
-                os.close(ready)
-                status = os.waitpid(pid, 0)[1]
-                control.send(orjson.dumps({"game": number, "exited": os.waitstatus_to_exitcode(status)}))
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 4096, 5)
+        except OSError:
+            os._exit(0)
+        if not message:
+            os._exit(0)
+        request = orjson.loads(message)
+        pipes, cgroup = fds[:3], fds[3:] + [None, None]
+        try:
+            if len(pipes) != 3:
+                raise OSError("a request without the game's three pipes")
+            shared = request.get("shared_namespaces") is True and no_sockets
+            limits.prepare_games(ids, request["memory_mb"])  # here once, not in each game's bot
+            pid, pidfd = limits.fork_game(cgroup[0], cgroup[1], shared=shared)
+        except OSError as error:
+            control.send(orjson.dumps({"game": request["game"], "error": f"cannot fork the game: {error}"}))
+            pid = pidfd = -1
+        if pid == 0:
+            play_one_game(pipes, factory, options, request, ids, seal)
+        for fd in fds:
+            os.close(fd)
+        if pid > 0:
+            # with its pidfd: the runner signals the bot through it and reads its own id of it there; the
+            # template keeps none (its reaper, not the template, learns how the game ends)
+            socket.send_fds(control, [orjson.dumps({"game": request["game"], "forked": pid})], [pidfd])
+            os.close(pidfd)
 
 
 def main() -> None:

@@ -53,12 +53,14 @@ class JailSpec:
             namespaces=namespaces, readable=None if readable is None else tuple(readable),
             scratch_mb=limits.memory_mb, cgroup_files=tuple(cgroup_files), forks_games=forks_games)
 
-    def preexec(self) -> Callable[[], None]:
-        """The function the new process runs before ``exec``: its whole jail."""
+    def preexec(self, report: int = -1) -> Callable[[], None]:
+        """The function the new process runs before ``exec``: its whole jail (``report``: a template's reaper
+        writes its games' ends there, :mod:`arena.sandbox.reaper`)."""
         return sandbox_limits.preexec(
             list(self.rlimits), self.cpu_seconds, uid=self.uid, open_up=self.open_up, namespaces=self.namespaces,
             cpu_hard=self.cpu_hard, readable=None if self.readable is None else list(self.readable),
-            scratch_mb=self.scratch_mb, cgroup_files=self.cgroup_files, forks_games=self.forks_games)
+            scratch_mb=self.scratch_mb, cgroup_files=self.cgroup_files, forks_games=self.forks_games,
+            report=report)
 
 
 def first_cpu_backstop(limits: Limits) -> int:

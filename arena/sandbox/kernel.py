@@ -66,6 +66,30 @@ def _fdinfo_pid(fd: int) -> int | None:
         return None
 
 
+def pidfd_ids(pidfd: int) -> tuple[int, ...] | None:
+    """The ids of the process behind ``pidfd`` in this process's PID namespace and each one below it down to
+    its own (its fdinfo's ``NSpid:``: a game's bot's id here, in its template's namespace, then 1); None once
+    it is gone, or not a pidfd."""
+    try:
+        fd_info = os.open(f"/proc/self/fdinfo/{pidfd}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd_info, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd_info)
+    at = text.find(b"\nNSpid:")
+    if at < 0:
+        return None
+    try:
+        ids = tuple(int(field) for field in text[at + 7:text.index(b"\n", at + 1)].split())
+    except ValueError:
+        return None
+    return ids if ids and ids[0] > 0 else None
+
+
 def is_pidfd(fd: int) -> bool:
     """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line), alive or not."""
     return _fdinfo_pid(fd) is not None

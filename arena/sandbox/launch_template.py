@@ -7,8 +7,13 @@ cgroup cell), and each game's bot is checked from outside before its game
 (:mod:`arena.sandbox.audit`). Anything wrong is the seat's crash
 (:attr:`Launcher.fault`), never a failed game.
 
-Each game's bot is asked for one game ahead: it is forked while the previous
-game plays (in the other cgroup slot) and waits, frozen, for its own game.
+Each game's bot is the child of the template's reaper (:mod:`arena.sandbox.reaper`),
+not of the template: the reaper tells the runner how each game ended, on a pipe
+the template never holds, and the template learns nothing of it. A game's bot
+is forked once the previous one is reaped (right after that game, while the
+runner does its other work), so that whenever the template runs none of its
+games lives: what it could probe of them (``/proc``, ``kill(pid, 0)``, a
+pidfd, the next process id) answers the same whatever they did.
 """
 
 from __future__ import annotations
@@ -24,16 +29,20 @@ from typing import Any, Callable
 import orjson
 
 from arena.safetext import cap_detail
-from arena.sandbox import audit, seccomp
+from arena.sandbox import audit, reaper, seccomp
 from arena.sandbox.clock import WALL_FACTOR
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
 from arena.sandbox.freezer import TemplateCell, usage_ns
 from arena.sandbox.jail import HOME, covered
-from arena.sandbox.kernel import pid_of
+from arena.sandbox.kernel import pidfd_ids
 from arena.sandbox.launcher import Launcher, bot_environment, uid_pool
 
 #: what a game's bot forked by a template writes once its jail is made, before it reads anything
 JAILED = b'{"type":"jailed"}\n'
+#: how long a game's bot killed at its game's end may take to be reaped before its template is started afresh
+REAP_S = 5
+#: how long the end of a game waits for its bot to be reaped, to fork the next one meanwhile
+SETTLE_S = 0.05
 #: games share their template's network and IPC namespaces where its filter refuses every socket and IPC object
 #: (made once per template, not per game: see docs/security.md); benchmarks/jailed.py turns it off to compare
 SHARE_NAMESPACES = True
@@ -49,14 +58,17 @@ def namespaces_shared() -> bool:
 class ForkedGame:
     """A game's bot forked by a template (:mod:`arena.sandbox.host`): what the adapter needs of a ``Popen``.
 
-    ``pid`` is the bot (process 1 of its own PID namespace, the template's
-    child); its exit status comes from the template over the control socket.
+    ``pid`` is the bot (process 1 of its own PID namespace, the child of its
+    template's reaper), ``inner`` its id in its template's namespace; its exit
+    status comes from the reaper (:meth:`TemplateLauncher._read_reports`).
     """
 
-    def __init__(self, owner: "TemplateLauncher", number: int, pid: int, pidfd: int | None = None) -> None:
+    def __init__(self, owner: "TemplateLauncher", number: int, pid: int, pidfd: int | None = None,
+                 inner: int = 0) -> None:
         self.owner = owner
         self.number = number
         self.pid = pid
+        self.inner = inner
         self.returncode: int | None = None
         # signalled through a pidfd (the template's, or one opened now): never another process that got its id
         self.pidfd = pidfd
@@ -87,25 +99,18 @@ class ForkedGame:
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            self.owner._read_control(0)
+            self.owner._read_reports(0)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        """The bot's exit status, which its template reports (let run meanwhile: it reaps its games)."""
+        """The bot's exit status, which its reaper reports (the template stays frozen: it reaps nothing)."""
         limit = 30 if timeout is None else timeout
         deadline = time.monotonic() + limit
-        cell = self.owner.cell
-        try:
-            while self.returncode is None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise subprocess.TimeoutExpired("bot", limit)
-                if cell is not None:
-                    cell.free()
-                self.owner._read_control(remaining)
-        finally:
-            if self.owner.cell is not None and self.owner.cell is cell:
-                self.owner._hold_template()
+        while self.returncode is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired("bot", limit)
+            self.owner._read_reports(remaining)
         return self.returncode
 
 
@@ -122,7 +127,14 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.wake = wake
         self.keep = covered(self.readable or [])  # read-only paths under the scratch, bound again in every game
         self.template_process: subprocess.Popen[bytes] | None = None
-        self.template_pid = 0  # the template itself (its keeper's child)
+        self.template_pid = 0  # the template itself (its reaper's child)
+        self.reaper_pid = 0  # its reaper (its keeper's child, process 1 of the template's PID namespace)
+        self.reports = -1  # the runner's end of the reaper's pipe: how each game's bot ended
+        self.report_poll = select.poll()
+        self.report_rest = b""  # a line of the reaper's not read whole yet
+        self.events: select.epoll | None = None  # the control socket and the reaper's pipe, watched in a game
+        self.awaited = 0  # the id (in the template's namespace) of the last game's bot, killed and not reaped yet
+        self.early: dict[int, int] = {}  # statuses of games' bots reaped before they were collected, by that id
         self.template_output = -1  # the runner's end of the template's stdout and stderr
         self.control: socket.socket | None = None  # the control socket, the runner's end
         self.control_poll = select.poll()
@@ -150,6 +162,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.control_poll = select.poll()
         self.control_poll.register(self.control, select.POLLIN)
         output_r, output_w = os.pipe()
+        reports, report_w = os.pipe()
         env = bot_environment(self.workdir or HOME, self.extra_env)
         env["ARENA_CONTROL_FD"] = str(theirs.fileno())
         # every symbol bound when a library is loaded, in the template: none bound lazily in each game (a write to
@@ -160,17 +173,29 @@ class TemplateLauncher(Launcher[ForkedGame]):
                 self.argv, stdin=subprocess.DEVNULL, stdout=output_w, stderr=output_w,
                 cwd=self.cwd or self.workdir or "/",
                 env=env, start_new_session=True, close_fds=True, pass_fds=(theirs.fileno(),),
-                preexec_fn=self._preexec(self.uid, forks_games=True))
+                preexec_fn=self._preexec(self.uid, forks_games=True, report=report_w))
         except (OSError, subprocess.SubprocessError) as error:
             self.error = f"cannot start the template of {self.name}: {error}"
+            os.close(reports)
             return
         finally:
             theirs.close()
             os.close(output_w)
+            os.close(report_w)
         self.template_output = output_r
         os.set_blocking(output_r, False)
+        self.reports = reports
+        os.set_blocking(reports, False)
+        self.report_poll = select.poll()
+        self.report_poll.register(reports, select.POLLIN)
+        self.events = select.epoll()
+        self.events.register(self.control, select.EPOLLIN)
+        self.events.register(reports, select.EPOLLIN)
+        self.report_rest, self.awaited, self.early = b"", 0, {}
         self.forks = True
-        self.template_pid = self._children_of(self.template_process.pid, wait=True) or self.template_process.pid
+        self.reaper_pid = self._children_of(self.template_process.pid, wait=True) or 0
+        self.template_pid = (self._children_of(self.reaper_pid, wait=True) if self.reaper_pid else None) \
+            or self.template_process.pid
         if self.cgroup is not None and self.cgroup.core:
             try:
                 self.cell = TemplateCell(self.cgroup, self.template_pid)
@@ -247,7 +272,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
             try:
                 keeper = self.template_process.pid if self.template_process is not None else 0
                 processes = len(set(self.cell.members() if members is None else members) - {self.template_pid}) + len(
-                    set(self.cgroup.pids_inside()) - {keeper})
+                    set(self.cgroup.pids_inside()) - {keeper, self.reaper_pid})
             except OSError:
                 pass
         parts = [f"{count} {one if count == 1 else many}" for count, one, many in (
@@ -264,15 +289,59 @@ class TemplateLauncher(Launcher[ForkedGame]):
             game.returncode = -signal.SIGKILL
 
     def _read_control(self, timeout: float) -> None:
-        """Take the template's messages for ``timeout`` seconds at most: a game's exit status."""
-        message = self._control_message(timeout)
-        if message is None:
-            if not self._template_alive():  # gone, or killed for breaking the protocol: its games with it
-                if self.process is not None and self.process.returncode is None:
-                    self.process.returncode = -signal.SIGKILL
+        """Take the template's messages for ``timeout`` seconds at most (during a game there is none to take:
+        anything is a broken protocol, a crash)."""
+        if self._control_message(timeout) is None and not self._template_alive():
+            # gone, or killed for breaking the protocol: its reaper, process 1 of its namespace, and its games with it
+            if self.process is not None and self.process.returncode is None:
+                self.process.returncode = -signal.SIGKILL
+            self.awaited = 0
+
+    def _read_reports(self, timeout: float) -> None:
+        """Take what the reaper says for ``timeout`` seconds at most: ``PID STATUS`` for each game's bot it
+        reaped (:mod:`arena.sandbox.reaper`). The game being played gets its exit status; the last one, killed at
+        its end, is no longer awaited; any other is kept for a game's bot not collected yet."""
+        if self.reports < 0:  # no reaper (gone, or the template closed): no game's bot of it lives
+            if self.process is not None and self.process.returncode is None:
+                self.process.returncode = -signal.SIGKILL
             return
-        if self.process is not None and "exited" in self.replies.get(self.process.number, {}):
-            self.process.returncode = self.replies.pop(self.process.number)["exited"]
+        if not self.report_poll.poll(max(timeout, 0) * 1000):
+            return
+        try:
+            data = os.read(self.reports, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # the reaper is gone, its namespace with it: every game's bot of it is dead
+            self.report_poll.unregister(self.reports)
+            if self.events is not None:
+                self.events.unregister(self.reports)
+            os.close(self.reports)
+            self.reports, self.awaited = -1, 0
+            if self.process is not None and self.process.returncode is None:
+                self.process.returncode = -signal.SIGKILL
+            return
+        ended, self.report_rest = reaper.parse(self.report_rest + data)
+        process = self.process
+        for inner, status in ended:
+            if process is not None and inner == process.inner and process.returncode is None:
+                process.returncode = status
+            elif inner == self.awaited:
+                self.awaited = 0
+            else:
+                self.early[inner] = status
+
+    def _settle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the last game's bot to be reaped (it was killed at its game's end);
+        whether it was (or the template is gone, and all its games with it)."""
+        deadline = time.monotonic() + timeout
+        while self.awaited and self._template_alive():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._read_reports(remaining)
+        return True
 
     @staticmethod
     def _children_of(pid: int, wait: bool = False) -> int | None:
@@ -301,6 +370,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         """
         self.error = None  # a new attempt (after a failed one, the template is started afresh)
         if self.pending is None:
+            if not self._settle(REAP_S):  # a bot that outlives its kill: start afresh, so the next sees none
+                self._close_template()
             self._ask_fork()
         if self.error:
             return
@@ -313,22 +384,22 @@ class TemplateLauncher(Launcher[ForkedGame]):
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
             self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
-        # the bot's id as this runner sees it, read from the pidfd the template sent with it (never from the
-        # template's list of children, which misses a child while another one exits)
+        # the bot's ids as this runner sees it and in its template's namespace, read from the pidfd the template
+        # sent with it (never from the template's word, nor its list of children)
         pidfd = reply.pop("pidfd", None)
-        pid = pid_of(pidfd) if "forked" in reply and pidfd is not None else None
+        ids = pidfd_ids(pidfd) if "forked" in reply and pidfd is not None else None
+        pid = ids[0] if ids else None
+        inner = ids[-2] if ids and len(ids) > 2 else 0
         if not pid and pidfd is not None:
             os.close(pidfd)
             pidfd = None
-        if not pid and "forked" in reply:  # its bot is gone already: say why, if it said
+        if not pid and "forked" in reply and "error" not in reply:  # its bot is gone already: say how
+            claimed = reply["forked"]  # the template's word: only for the message, it decides nothing
             end = time.monotonic() + 1
-            while not {"error", "exited"} & set(self.replies.get(number, {})) and time.monotonic() < end \
-                    and self.fault is None:
-                if self._control_message(max(end - time.monotonic(), 0)) is None and not self._template_alive():
-                    break
-            reply = self.replies.get(number, {})
-            if "exited" in reply and "error" not in reply:
-                reply["error"] = f"the game's bot exited with status {reply['exited']} before the game"
+            while claimed not in self.early and self.reports >= 0 and time.monotonic() < end:
+                self._read_reports(max(end - time.monotonic(), 0))
+            if claimed in self.early:
+                reply["error"] = f"the game's bot exited with status {self.early[claimed]} before the game"
         if not pid:
             for fd in ours:
                 os.close(fd)
@@ -342,13 +413,15 @@ class TemplateLauncher(Launcher[ForkedGame]):
             self._close_template()
             return
         self.error = None
-        self.process = ForkedGame(self, number, pid, pidfd)
+        self.process = ForkedGame(self, number, pid, pidfd, inner)
+        if inner in self.early:  # it ended between its jail's check and now
+            self.process.returncode = self.early.pop(inner)
         if self.cgroup and self.cgroup.slots:
             self.cgroup.use_slot(number)
         self._take_pipes(*ours)
         # what the template says during the game is read at once: a game's end, or a broken protocol (a crash)
-        assert self.channel is not None and self.control is not None
-        self.channel.watch(self.control.fileno())
+        assert self.channel is not None and self.events is not None
+        self.channel.watch(self.events.fileno())
         self.pid = pid
         self.timing.watch(pid)
         # what the bot used since it was forked (its jail, anything it did before its game) counts in its start,
@@ -358,7 +431,6 @@ class TemplateLauncher(Launcher[ForkedGame]):
         ahead = self.ahead_marks.pop(number, None)
         if ahead is not None and self.cell is not None:
             self.timing.mark = self.timing.origin = ahead + self.template_mark
-        self._ask_fork()  # the next game's bot: forked now, frozen in its slot until its game
 
     def _ask_fork(self) -> None:
         """Send the template the pipes of a new game (starting the template first if need be)."""
@@ -368,6 +440,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
             if self.error:
                 return
         self.games += 1
+        self.early = {}  # every game's bot before is reaped: ids from now on are this game's
         pipes = [os.pipe() for _ in range(3)]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
@@ -397,7 +470,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         the template's code, which made that jail, is the bot's. A bot that holds something is a crash of this
         seat (its template is killed with it)."""
         reply = self.replies.get(number, {})
-        pid = pid_of(reply["pidfd"]) if "pidfd" in reply else None
+        ids = pidfd_ids(reply["pidfd"]) if "pidfd" in reply else None
+        pid = ids[0] if ids else None
         if not pid or self.fault is not None:
             return  # gone already: collecting it says why
         problem = self._await_jail(ours[1])
@@ -506,6 +580,13 @@ class TemplateLauncher(Launcher[ForkedGame]):
             if self.control is not None:
                 self.control.close()
             os.close(self.template_output)
+            if self.events is not None:
+                self.events.close()
+                self.events = None
+            if self.reports >= 0:
+                os.close(self.reports)
+                self.reports = -1
+        self.awaited, self.early, self.report_rest = 0, {}, b""
         self._free_host()
 
     # -- the launcher's interface --
@@ -517,8 +598,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         return int(self.pid or 0)
 
     def kill(self) -> None:
-        """SIGKILL the game's process 1, which ends its PID namespace; not waited for (the template reaps it
-        and reports its status later), so the next game's fork is not held up."""
+        """SIGKILL the game's process 1, which ends its PID namespace; not waited for here (its reaper reaps it
+        and says so: the next game's bot is forked once it did)."""
         if self.process is not None and self.process.returncode is None:
             self.process.kill()
 
@@ -527,14 +608,17 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if self.process is not None:
             if self.channel is not None:
                 self.channel.close(descriptors=True)
+            if self.process.returncode is None and self.reports >= 0:
+                self.awaited = self.process.inner  # reaped later: the next game's bot is forked after
             self.process.close()
             self.timing.unwatch()
             self.process = None
 
     def heard(self) -> bool:
-        """Take what the template said during a game; False when its game is over (it ended, or the template
-        broke the protocol and was killed with it)."""
+        """Take what the template and the reaper said during a game; False when its game is over (its bot
+        ended, or the template broke the protocol and was killed with it)."""
         self._read_control(0)
+        self._read_reports(0)
         return self.process is not None and self.process.returncode is None
 
     def before_end(self) -> None:
@@ -546,8 +630,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
                 pass
 
     def after_game(self) -> None:
-        """Fork the next game's bot now, while the runner does other work."""
-        if self.pending is None and self.template_process is not None:
+        """Fork the next game's bot now, while the runner does other work, once the last one is reaped (waited
+        for a moment here; else when the next game starts)."""
+        if self.pending is None and self.template_process is not None and self._settle(SETTLE_S):
             self._ask_fork()
 
     def ask(self) -> None:

@@ -155,13 +155,14 @@ class Launcher(ABC, Generic[P]):
 
     # -- what both launchers decide the same way --
 
-    def _preexec(self, uid: int | None, forks_games: bool) -> Callable[[], None]:
-        """The sandbox of a new process (:class:`JailSpec`): limits, own user, namespaces, private root, cgroups."""
+    def _preexec(self, uid: int | None, forks_games: bool, report: int = -1) -> Callable[[], None]:
+        """The sandbox of a new process (:class:`JailSpec`): limits, own user, namespaces, private root, cgroups
+        (``report``: where a template's reaper writes how its games ended)."""
         self.jail = JailSpec.for_bot(self.limits, uid=uid, namespaces=self.protections.namespaces,
                                      readable=self.readable, needed=self._paths_needed,
                                      cgroup_files=self.cgroup.join_files if self.cgroup else [],
                                      forks_games=forks_games)
-        return self.jail.preexec()
+        return self.jail.preexec(report)
 
     def _work_folder(self) -> str | None:
         """The host folder the bot works in; None when it gets a private root (its home is in its scratch there,

@@ -16,7 +16,7 @@ import socket
 import stat
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from arena.sandbox import jail, keyring, seccomp
+from arena.sandbox import jail, keyring, reaper, seccomp
 from arena.sandbox.syscalls import check as _check
 from arena.sandbox.syscalls import clone
 from arena.sandbox.syscalls import libc as _libc
@@ -48,6 +48,8 @@ UIDS_PER_RUNNER = 64
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 _CLONE_NEWIPC = 0x08000000
+#: a game's bot is the child of its template's parent (the reaper), not of the template: see fork_game
+_CLONE_PARENT = 0x00008000
 _PR_SET_NO_NEW_PRIVS = 38
 #: the hard RLIMIT_CPU allows this many decisions at full move time beyond start and bank (a runner that is
 #: root raises it when a reused process needs more; other runners cannot, and the process then dies)
@@ -212,9 +214,12 @@ def prepare_games(ids: tuple[int, int], memory_mb: int) -> None:
 
 def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None, *,
               shared: bool = False) -> tuple[int, int]:
-    """Fork a game's bot from a template (process 1 of its PID namespace) into namespaces of its own.
+    """Fork a game's bot from a template (process 2 of its PID namespace) into namespaces of its own.
 
-    One ``clone`` makes the bot process 1 of new user, mount, PID and (unless
+    The bot is born the child of the template's parent (``CLONE_PARENT``: the
+    reaper, :mod:`arena.sandbox.reaper`), which reaps it and tells the runner
+    how it ended: the template never learns a game's exit status, when it
+    ended, nor its CPU time. One ``clone`` makes the bot process 1 of new user, mount, PID and (unless
     ``shared``) network and IPC namespaces (the child then calls
     :func:`own_namespaces`), born in the cgroup ``cgroup_folder``
     (``clone3``); where the kernel refuses that, the template moves itself
@@ -224,9 +229,9 @@ def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None,
     (:func:`sockets_refused`), so that nothing can be reached in them.
     ``(pid, pidfd)`` in the template, ``(0, -1)`` in the bot.
     """
-    if os.getpid() != 1:
-        raise OSError(errno.EINVAL, "a game is forked only by a template that is process 1 of its namespace")
-    flags = NAMESPACES | _CLONE_NEWUSER
+    if os.getppid() != 1:
+        raise OSError(errno.EINVAL, "a game is forked only by a template whose parent is its namespace's reaper")
+    flags = NAMESPACES | _CLONE_NEWUSER | _CLONE_PARENT
     if shared:
         flags &= ~(_CLONE_NEWNET | _CLONE_NEWIPC)
     if cgroup_folder is not None:
@@ -280,7 +285,7 @@ def become_process_one(mount_proc: bool = True) -> None:
 def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
             open_up: Sequence[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
             readable: list[str] | None = None, scratch_mb: int = 64,
-            cgroup_files: Sequence[str] = (), forks_games: bool = False) -> Callable[[], None]:
+            cgroup_files: Sequence[str] = (), forks_games: bool = False, report: int = -1) -> Callable[[], None]:
     """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits,
     a fresh session keyring, and last the system-call filter.
 
@@ -294,7 +299,9 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
     :param cgroup_files: ``cgroup.procs`` files the process joins first (:mod:`arena.sandbox.cgroups`).
     :param cpu_hard: the hard RLIMIT_CPU (finite: the bot cannot raise its soft limit past it).
     :param forks_games: the process is a Python bot's template: its filter still lets it clone each game into
-        new namespaces and mount its scratch (the game then stacks the bots' filter, :func:`game_seal`).
+        new namespaces and mount its scratch (the game then stacks the bots' filter, :func:`game_seal`); with
+        namespaces it is process 2 of its PID namespace, the child of a reaper (:mod:`arena.sandbox.reaper`),
+        which is its games' parent and writes how each ended to ``report``, and its ``/proc`` hides both.
 
     Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last, then the filter
     (:mod:`arena.sandbox.seccomp`, where this machine allows one): nothing after it is the runner's code.
@@ -331,10 +338,14 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
             open_folders(folders)
         if namespaces:
             become_process_one(mount_proc=readable is None)
+            if forks_games:
+                reaper.become_reaper(report)  # this process goes on as the template, process 2
             if readable is not None:
                 owner = (uid, uid) if uid is not None else (os.getuid(), os.getgid())
                 jail.enter_root(readable, scratch_mb, owner)
                 jail.limit_ipc(scratch_mb)
+            if forks_games:
+                reaper.hide_other_processes()
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)

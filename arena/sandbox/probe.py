@@ -181,17 +181,20 @@ def python_paths() -> list[str]:
             if not any(path != other and path.startswith(other.rstrip("/") + "/") for other in found)]
 
 
-#: run in a jailed interpreter: make a game's namespaces and scratch as a template's fork does
+#: run in a jailed interpreter: make a game's namespaces and scratch as a template's fork does (the game's bot the
+#: child of the template's reaper, which its /proc hides)
 _FORK_TRIAL = """
 import os, sys
 from arena.sandbox import jail, limits
 ids = os.getuid(), os.getgid()
 seal = limits.game_seal()
+done, told = os.pipe()
 pid, _ = limits.fork_game()
 if pid == 0:
     limits.own_namespaces(ids); jail.mount_proc(); jail.fresh_scratch(8, ids); jail.drop_capabilities(); seal()
-    open("/tmp/x", "w").write("x"); os._exit(0)
-sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    open("/tmp/x", "w").write("x"); os.write(told, b"ok"); os._exit(0)
+os.close(told)
+sys.exit(0 if os.read(done, 2) == b"ok" and not os.path.exists("/proc/1/stat") else 1)
 """
 
 

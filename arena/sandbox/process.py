@@ -202,7 +202,8 @@ class ProcessBot:
         """Stop the bots of this thread's game left awake (``awake``) after their answers, before this one is
         asked."""
         for bot in [bot for bot in awake if bot is not self]:
-            if bot.process is None:
+            cell = bot.launcher.cell  # between games a template may have a request (the next game's bot)
+            if bot.process is None and (cell is None or not cell.wanted):
                 awake.discard(bot)
             else:
                 bot._pause(awake)

@@ -7,7 +7,8 @@ template's answer for game N is preceded, replaced or followed by garbage of
 kind ``kinds[(N - 1) % len(kinds)]`` (see ``GARBAGE``), from game ``spare`` + 1
 on (so that it passes the run's check of every bot); with ``losing``, the
 game's bot exits with status 3 at a decision where it has less money than
-another seat, and the template then sends garbage instead of that status. With ``notes``, the template maps
+another seat, and the template would then send garbage instead of that
+status (if it heard it: it reaps no game since the reaper does). With ``notes``, the template maps
 a page shared and read-only at import; each game's bot makes it writable
 (``mprotect``), reads the notes of earlier games there and adds one, and
 reports what it found (``hostile: {"notes": [...]}`` on stderr). With
@@ -24,8 +25,15 @@ keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
 ``statuses``, the template keeps the exit status of each game it reaps, and
 each game's bot reports those of the games before it (``hostile:
 {"statuses": [...]}``) and exits after its game's end with a status it
-chose from its game (the residual channel of docs/security.md). The bot
-itself plays like ``random`` (the same moves for the same seed).
+chose from its game (the residual channel of docs/security.md, closed by
+the reaper). With ``probes``, the template looks at each request at what it
+could learn of the games it forked before (:func:`probe`: ``waitid``, its
+children's CPU time, ``kill(pid, 0)``, their CPU clocks, their ``/proc``
+entries and its reaper's, the pidfds it kept, and the id each new game's bot
+gets), each game's bot reports what its template saw (``hostile:
+{"probed": [...]}``), and after its game's end it leaves a mark of its game
+to be seen: it burns CPU, starts threads and exits with a status chosen from
+its seed. The bot itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import json
 import mmap
 import os
 import resource
+import select
 import threading
 import time
 import socket
@@ -72,9 +81,12 @@ if CONTROL is not None and OPTIONS.get("burn"):
     resource.setrlimit(resource.RLIMIT_CPU, (resource.getrlimit(resource.RLIMIT_CPU)[1],) * 2)
 
 
-def poke() -> None:
-    """In the template: write a mark into the buffer of every game's bot it forked."""
+def poke(new: int) -> None:
+    """In the template: write a mark into the buffer of every game's bot it forked before the one it just forked
+    (``new``: whose id may be one of theirs, reused once they were reaped)."""
     for pid in FORKED:
+        if pid == new:
+            continue
         try:
             with open(f"/proc/{pid}/mem", "r+b", buffering=0) as memory:
                 memory.seek(ctypes.addressof(POKED))
@@ -167,11 +179,54 @@ GARBAGE: dict[str, Callable[[socket.socket, dict, list[int]], None]] = {
 }
 
 
+#: with ``probes``: what the template saw of its earlier games at each request (each game's bot inherits the list
+#: as it was when it was forked: the last entry is what its template saw just before forking it)
+PROBED: list[dict[str, Any]] = []
+KEPT: list[int] = []  # the pidfds of its games' bots the template kept (a copy of each it sent)
+
+
+def probe() -> dict[str, Any]:
+    """In the template: everything it can ask the kernel about the games' bots it forked before."""
+    seen: dict[str, Any] = {}
+    try:  # a child that ended (left to be reaped: WNOWAIT)
+        ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        seen["waitid"] = None if ended is None else [ended.si_pid, ended.si_status]
+    except ChildProcessError:
+        seen["waitid"] = "no child"
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seen["children_cpu_ms"] = round((usage.ru_utime + usage.ru_stime) * 1000)
+    seen["kill"], seen["cpu_clock"] = [], []
+    for pid in FORKED:
+        try:
+            os.kill(pid, 0)
+            seen["kill"].append("alive")
+        except ProcessLookupError:
+            seen["kill"].append("gone")
+        except PermissionError:
+            seen["kill"].append("not allowed")
+        try:  # its process CPU clock (CPUCLOCK_SCHED)
+            seen["cpu_clock"].append(round(time.clock_gettime(((~pid) << 3) | 2) * 1000))
+        except OSError:
+            seen["cpu_clock"].append("refused")
+    seen["proc"] = sorted(int(name) for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid())
+    try:
+        with open("/proc/1/stat") as handle:  # its parent (the reaper): its children's CPU time, its state
+            seen["reaper"] = handle.read().rsplit(")", 1)[1].split()[:15]
+    except OSError:
+        seen["reaper"] = "hidden"
+    seen["pidfds"] = [bool(select.select([fd], [], [], 0)[0]) for fd in KEPT]
+    seen["ids"] = list(FORKED)  # the id each game's bot got here (a game's threads and processes take ids too)
+    return seen
+
+
 def _hostile_send_fds(sock: socket.socket, buffers: list[bytes], fds: list[int], *args: Any) -> Any:
     message = json.loads(b"".join(buffers))
     if "forked" in message and OPTIONS.get("poke"):
-        poke()
+        poke(message["forked"])
+    if "forked" in message:
         FORKED.append(message["forked"])
+        if OPTIONS.get("probes") and fds:
+            KEPT.append(os.dup(fds[0]))
     kinds = OPTIONS.get("kinds") or []
     if "forked" not in message or not kinds or message["game"] <= OPTIONS.get("spare", 0):
         return _send_fds(sock, buffers, fds, *args)
@@ -252,10 +307,19 @@ def _burning_recv_fds(*args: Any) -> Any:
     return received
 
 
+def _probing_recv_fds(*args: Any) -> Any:
+    """In the template: on each request, look at the games forked before (:func:`probe`) before forking."""
+    received = _recv_fds(*args)
+    PROBED.append(probe())
+    return received
+
+
 if CONTROL is not None:
     _patch(OPTIONS.get("patch") or [])
     if OPTIONS.get("burn"):
         socket.recv_fds = _burning_recv_fds
+    if OPTIONS.get("probes"):
+        socket.recv_fds = _probing_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -266,10 +330,12 @@ class Bot:
 
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
-                 patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False) -> None:
+                 patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
+                 probes: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
+        self.marks = 0
         self.bot = RandomBot()
 
     def start(self, info: dict) -> None:
@@ -278,14 +344,23 @@ class Bot:
             print("hostile: " + json.dumps({"notes": notes()}), file=sys.stderr, flush=True)
         if OPTIONS.get("tmp_notes"):
             print("hostile: " + json.dumps({"notes": tmp_notes()}), file=sys.stderr, flush=True)
+        if OPTIONS.get("statuses") or OPTIONS.get("probes"):
+            self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
         if OPTIONS.get("statuses"):
             print("hostile: " + json.dumps({"statuses": SEEN}), file=sys.stderr, flush=True)
-            self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
+        if OPTIONS.get("probes"):
+            print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
+            self.marks = info["seed"] % 4  # threads started, and tens of ms of CPU burned, after the game
         self.bot.start(info)
 
     def end(self, info: dict) -> None:
-        """With ``statuses``: the game is over (no fault), and the bot exits with the status it chose."""
-        if OPTIONS.get("statuses"):
+        """With ``statuses``: the game is over (no fault), and the bot exits with the status it chose; with
+        ``probes`` it first burns CPU and starts threads, as many as its seed says."""
+        if OPTIONS.get("probes"):
+            burn(0.03 * self.marks)
+            for _ in range(self.marks):
+                threading.Thread(target=time.sleep, args=(0.001,)).start()
+        if OPTIONS.get("statuses") or OPTIONS.get("probes"):
             sys.stderr.flush()
             os._exit(self.status)
 
