@@ -337,6 +337,38 @@ def queue_remember(args: list[str]) -> dict:
     return queue_leave(args)
 
 
+# -- per-user counts: queued signals ---------------------------------------------------------------------------
+
+
+def sigpending_fill(args: list[str]) -> None:
+    """Queue 200,000 real-time signals to itself, blocked, with ``kill`` (which the kernel lets pass its user's
+    limit of pending signals, yet counts): its user's count, shared by every process of that user id in every user
+    namespace, is then over the limit, so that another process's ``sigqueue`` is refused. They stay queued."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN])
+    queued = 0
+    try:
+        while queued < 200_000:
+            os.kill(os.getpid(), signal.SIGRTMIN)
+            queued += 1
+        outcome = "all"
+    except OSError as error:
+        outcome = _errno_name(error.errno or 0)
+    report(signals_queued=queued, stopped_by=outcome)
+
+
+def sigpending_probe(args: list[str]) -> None:
+    """Queue one real-time signal to itself (blocked, with ``sigqueue``) and take it back: ``queued``, or the
+    errno's name when its user's count of pending signals is full."""
+    number = signal.SIGRTMIN + 1
+    signal.pthread_sigmask(signal.SIG_BLOCK, [number])
+    # sigqueue, not kill: the kernel holds a queued signal of a process's own (si_code below 0) to the limit
+    found = "queued" if libc.sigqueue(os.getpid(), number, ctypes.c_void_p(0)) == 0 else _errno_name(
+        ctypes.get_errno())
+    while signal.sigtimedwait([number], 0) is not None:
+        pass
+    report(signal_probe=found)
+
+
 # -- calls that reach another process or kernel code no bot needs ------------------------------------------------
 
 
@@ -391,4 +423,6 @@ SHARED_ATTACKS = {
     "queue_find": ("decide", queue_find),
     "queue_remember": ("start", queue_remember),
     "refused": ("start", refused),
+    "sigpending_fill": ("start", sigpending_fill),
+    "sigpending_probe": ("decide", sigpending_probe),
 }
