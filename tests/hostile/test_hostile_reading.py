@@ -24,7 +24,7 @@ def runner_folder(isolated):
     (isolated / "cup.toml").write_text("[tournament]\nname = 'cup'\n")
     other = isolated / "otherbot"
     other.mkdir()
-    for name in ("hostile.py", "attacks.py", "kernel_attacks.py"):  # what hostile.py imports
+    for name in ("hostile.py", "attacks.py", "kernel_attacks.py", "shared_attacks.py"):  # what hostile.py imports
         shutil.copy(BOTS / name, other / name)
     (other / "strategy.txt").write_text("the other bot's private notes\n")
     return isolated
