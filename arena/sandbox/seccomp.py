@@ -141,6 +141,15 @@ NO_SOCKET_WHY = ("a Python bot's template and its games share one network namesp
 NO_IPC_WHY = ("a Python bot's template and its games share one IPC namespace (the games do not pay for one each): "
               "no System V shared memory, semaphore or message queue, no POSIX message queue, so nothing in it "
               "to find, attach or count")
+#: ``prctl(PR_SET_DUMPABLE, ...)``, refused but to 0 to a template and its games
+PR_SET_DUMPABLE = 4
+NOT_DUMPABLE_WHY = ("a game's bot stays not dumpable (its template, whose code is the bot's, could otherwise read it "
+                    "through /proc)")
+#: a clock id of a process's CPU clock by its id (negative, the per-thread bit clear: ``MAKE_PROCESS_CPUCLOCK``),
+#: refused with EINVAL (what the kernel answers for a process that is not there); a thread's clock stays
+_PROCESS_CLOCK_BITS, _PROCESS_CLOCK = 0x80000004, 0x80000000
+OTHERS_CPU_WHY = ("another process's CPU time read by its id: a template would read its games' (its own is "
+                  "CLOCK_PROCESS_CPUTIME_ID)")
 #: refused for a template beyond :data:`COMMON`: every ``keyctl`` but joining a fresh session keyring (each game
 #: does, before its own filter); it still clones games into new namespaces and mounts their scratch. Its games
 #: inherit this filter (and stack :data:`BOT` on it), so no process a template starts ever holds a socket or an
@@ -152,6 +161,10 @@ TEMPLATE_ONLY: tuple[Refusal, ...] = (
     Refusal(("shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semtimedop_time64", "semctl", "msgget",
              "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64",
              "mq_timedreceive", "mq_timedreceive_time64", "mq_notify", "mq_getsetattr", "ipc"), NO_IPC_WHY),
+    Refusal(("prctl",), NOT_DUMPABLE_WHY, when=((0, _CMP_MASKED_EQ, _LOW, PR_SET_DUMPABLE), (1, _CMP_NE, 0, 0))),
+    Refusal(("clock_gettime", "clock_gettime64", "clock_getres", "clock_getres_time64", "clock_nanosleep",
+             "clock_nanosleep_time64", "timer_create"), OTHERS_CPU_WHY, error=errno.EINVAL,
+            when=(_masked(0, _PROCESS_CLOCK_BITS, _PROCESS_CLOCK),)),
 )
 BOT = "bot"
 TEMPLATE = "template"
