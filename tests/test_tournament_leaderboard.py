@@ -9,6 +9,7 @@ import os
 import random
 import re
 
+import numpy as np
 import pytest
 import trueskill
 from click.testing import CliRunner
@@ -279,3 +280,90 @@ def test_rating_beside_the_writer_that_fails_costs_no_game(tmp_path, monkeypatch
     finally:
         store.close()
         before.close()
+
+
+def _rows_from_store(folder):
+    """The store's games as its writer received them: per game its games row fields and its seats' rows."""
+    store = open_store(folder)
+    try:
+        games = store.query("SELECT row, key, id, game, table_label, deal, rotation, current FROM games")
+        seats = {}
+        for row, bot, version, money, rank, faults in store.query(
+                "SELECT row, bot, version, money, rank, faults FROM seats ORDER BY row, seat"):
+            seats.setdefault(row, []).append((bot, version, money, rank, faults))
+        return [((key, game_id, game, table, deal, rotation, current), tuple(seats[row]))
+                for row, key, game_id, game, table, deal, rotation, current in games]
+    finally:
+        store.close()
+
+
+def test_seats_kept_as_they_came_equal_the_seats_read_back(folder):
+    """Games collected in any order (a bot in two seats included) give the GameSeats the store's read gives."""
+    from arena.standings.seats import SeatCollector, from_columns
+
+    rows = _rows_from_store(folder)
+    twice = rows[0][0][:6] + (max(fields[6] for fields, _ in rows) + 1,)  # one more game: bot "random" seated twice
+    rows.append((twice, (("random", "v", 3, 2, 0), ("trader", "v", 5, 1, 1), ("random", "v", 3, 2, 0))))
+    random.Random(7).shuffle(rows)
+    for game in ("modern-art", "silk-road"):
+        collector = SeatCollector()
+        for fields, seats in rows:
+            if fields[2] == game:
+                collector.add(fields, seats)
+        ordered = sorted((fields[6], fields[3], fields[4], seat, bot, rank, money, faults)
+                         for fields, seats in rows if fields[2] == game
+                         for seat, (bot, _, money, rank, faults) in enumerate(seats))
+        expected = from_rows([(order, table, deal, bot, rank, money, faults)
+                              for order, table, deal, _, bot, rank, money, faults in ordered])
+        got = from_columns(collector.columns)
+        for name in expected.__dataclass_fields__:
+            want, have = getattr(expected, name), getattr(got, name)
+            assert (np.array_equal(want, have) and want.dtype == have.dtype if isinstance(want, np.ndarray)
+                    else list(want) == list(have)), name
+
+
+def test_a_runs_leaderboard_takes_its_seats_from_the_run_and_says_the_same(tmp_path, monkeypatch):
+    """A run that played every game hands its leaderboard the seats its writer stored: no seat is read back,
+    and the leaderboard is the one read from the store."""
+    outcome = run_tournament(make_tournament(), get_plugins(), root=str(tmp_path), jobs=2, sandbox="none",
+                             progress_stream=io.StringIO())
+    assert sorted(outcome.seats) == ["modern-art", "silk-road"]
+    store = open_store(outcome.folder)
+    try:
+        read_back = build_leaderboard(store)
+        monkeypatch.setattr(type(store), "seats_with_blocks", lambda *args: pytest.fail("seats read back"))
+        assert build_leaderboard(store, seats=outcome.seats) == read_back
+    finally:
+        store.close()
+
+
+def test_a_resumed_run_reads_its_seats_back(tmp_path, monkeypatch):
+    """Games reused from an earlier run are not the writer's to give: the leaderboard reads the store."""
+    from arena.runs import loop
+
+    root = str(tmp_path)
+    calls = []
+    real = loop.run_schedule
+
+    def first_quarter(specs, *args, **kwargs):  # the first run stops after half of modern-art's games
+        calls.append(len(specs))
+        return real(specs[:len(specs) // 4] if len(calls) == 1 else specs, *args, **kwargs)
+
+    monkeypatch.setattr("arena.runs.run.run_schedule", first_quarter)
+    run_tournament(make_tournament(), get_plugins(), root=root, jobs=2, sandbox="none", progress_stream=io.StringIO())
+    outcome = run_tournament(make_tournament(), get_plugins(), root=root, jobs=2, sandbox="none",
+                             progress_stream=io.StringIO())
+    assert 0 < outcome.reused < outcome.total and outcome.played == outcome.total - outcome.reused
+    assert list(outcome.seats) == ["silk-road"]  # modern-art's first half was reused
+    store = open_store(outcome.folder)
+    try:
+        board = build_leaderboard(store, seats=outcome.seats)
+        fresh = run_tournament(make_tournament(), get_plugins(), root=str(tmp_path / "fresh"), jobs=2,
+                               sandbox="none", progress_stream=io.StringIO())
+        other = open_store(fresh.folder)
+        try:
+            assert board["sections"] == build_leaderboard(other, seats=fresh.seats)["sections"]
+        finally:
+            other.close()
+    finally:
+        store.close()

@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Protocol, Sequence, TextIO
+from typing import Any, Callable, Iterator, Protocol, Sequence, TextIO
 
 from arena.errors import StoreError
 from arena.runs.checkpoint import Checkpointer
@@ -50,6 +50,9 @@ class RunOutcome:
     failed: list[str] = field(default_factory=list)
     interrupted: bool = False
     signal: int | None = None
+    #: per game, its seats as the run's observer kept them when they are exactly its schedule's (a tournament's
+    #: live ratings: :attr:`arena.standings.live_ratings.LiveRatings.seats`): its leaderboard reads no seat back
+    seats: dict[str, Any] = field(default_factory=dict)
 
     @property
     def stored(self) -> int:

@@ -61,7 +61,8 @@ class Observer(Protocol):
     """Sees every game played now as it arrives (:func:`run_schedule`'s ``on_game``), and the run's end.
 
     One with a ``writer_task`` (:class:`arena.runs.writer.WriterTask`) has the run's store writer do it with
-    each batch of games it stores (the tournament's live ratings).
+    each batch of games it stores (the tournament's live ratings). One with ``seats`` (game -> its seats, once
+    it has finished) hands them to the run's outcome (:attr:`arena.runs.loop.RunOutcome.seats`).
     """
 
     def game_done(self, finished: FinishedGame) -> None: ...
@@ -117,13 +118,15 @@ class Run:
                       reused=reused)
         observer = None if observe is None else observe(specs, stored)
         try:
-            return run_schedule(specs, self.pool, self.store, self.progress(tally), folder=self.folder,
-                                on_game=None if observer is None else observer.game_done, keep_going=keep_going,
-                                stop_on_failure=stop_on_failure, stored=stored,
-                                writer_task=getattr(observer, "writer_task", None))
+            outcome = run_schedule(specs, self.pool, self.store, self.progress(tally), folder=self.folder,
+                                   on_game=None if observer is None else observer.game_done, keep_going=keep_going,
+                                   stop_on_failure=stop_on_failure, stored=stored,
+                                   writer_task=getattr(observer, "writer_task", None))
         finally:
             if observer is not None:
                 observer.finish()
+        outcome.seats = dict(getattr(observer, "seats", {}))
+        return outcome
 
 
 @contextlib.contextmanager

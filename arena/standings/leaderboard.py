@@ -23,7 +23,7 @@ import html
 import io
 import json
 import os
-from typing import Any
+from typing import Any, Mapping
 
 from tabulate import tabulate
 
@@ -32,7 +32,7 @@ from arena.runs.store import Store
 from arena.standings.board import HEAD_TO_HEAD_EXPLANATION, OVERALL, GameInput, game_section, overall_section
 from arena.standings.figures import game_figures
 from arena.standings.raters import DEFAULT_RATER, describe
-from arena.standings.seats import from_rows
+from arena.standings.seats import GameSeats, from_rows
 from arena.standings.ratings import OVERALL_RULE, cached_ratings
 
 STANDING_KEYS = ("rank", "bot", "rank_low", "rank_high", "rating", "rating_low", "rating_high", "mu", "sigma",
@@ -49,11 +49,16 @@ STANDING_ALIGN = ("right", "right", "left", *["right"] * 8)
 FILES = {"markdown": "leaderboard.md", "csv": "leaderboard.csv", "json": "leaderboard.json"}
 
 
-def build_leaderboard(store: Store, rater: str | None = None) -> dict[str, Any]:
+def build_leaderboard(store: Store, rater: str | None = None, seats: Mapping[str, GameSeats] | None = None
+                      ) -> dict[str, Any]:
     """Every section's standings and head-to-head figures from ``store``, as plain data (the JSON form).
 
-    ``rater`` overrides the tournament's ``rating`` key (default ``trueskill``).
+    ``rater`` overrides the tournament's ``rating`` key (default ``trueskill``). ``seats`` holds the seats of
+    games the caller already has, in schedule order (a run's, kept as its store writer stored them:
+    :attr:`arena.runs.loop.RunOutcome.seats`): such a game's seats are not read back from the store, unless the
+    store's count of its current games differs.
     """
+    seats = seats or {}
     header = store.header()
     plan = header["plan"]
     if "games" not in plan:  # the store was made, then its run was killed before the schedule was kept
@@ -66,9 +71,11 @@ def build_leaderboard(store: Store, rater: str | None = None) -> dict[str, Any]:
     inputs, sections = [], []
     for game in plan["games"]:
         name = game["name"]
-        seats = from_rows(store.seats_with_blocks(name))
-        data = GameInput(name, list(game["entries"]), cached_ratings(store, name, info.name, seats),
-                         game_figures(seats, name), seats.games, game["games"],
+        kept = seats.get(name)
+        game_seats = kept if kept is not None and kept.games == store.count(name) else \
+            from_rows(store.seats_with_blocks(name))
+        data = GameInput(name, list(game["entries"]), cached_ratings(store, name, info.name, game_seats),
+                         game_figures(game_seats, name), game_seats.games, game["games"],
                          [f"{bot} is left out: it does not play {name}" for bot in game["left_out"]] + not_entered)
         inputs.append(data)
         sections.append(game_section(data, info))

@@ -20,16 +20,28 @@ game. The writer already holds each game's seats, so the main process now
 sends nothing for the ratings and one process and one pipe are gone. If the
 rating fails, or the run stores in-process (``-j 0``) or has nothing to
 play, the run goes on and the leaderboard rates the games itself afterwards.
+
+The writer keeps the seats it stores too (:class:`~arena.standings.seats.SeatCollector`:
+a few integer columns, about 2 us a game), and sends them with the ratings.
+When they are exactly a game's schedule (every game played in this run,
+none reused, none twice), the run's leaderboard takes them as they are
+(:attr:`LiveRatings.seats`) instead of reading every seat back from the
+store after the last game: 6-8 us a game that no worker plays beside, at any
+``-j``. Otherwise (games reused, the rating done beside the writer, a run
+stopped) the leaderboard reads the store as before.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import numpy as np
 
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import GameRows, Store, StoredGame
 from arena.runs.writer import Placing, placings
 from arena.standings.raters import Rater, SeatedGame
+from arena.standings.seats import GameSeats, SeatCollector, SeatColumns, from_columns
 
 #: reused games rated after each batch the writer stores
 REUSED_SLICE = 2048
@@ -61,6 +73,13 @@ class _GameStream:
         return self.position == len(self.orders)
 
 
+class LiveResult(NamedTuple):
+    """What the writer's task sends back: per game, the ratings of its whole schedule and the seats it stored."""
+
+    ratings: dict[str, dict[str, tuple[float, float]]]
+    seats: dict[str, SeatColumns]
+
+
 class _Rating:
     """The writer's task (:class:`arena.runs.writer.WriterTask`): rate stored games per game, in schedule order.
 
@@ -74,11 +93,15 @@ class _Rating:
         self.orders = orders
         self.reused = reused
         self.streams: dict[str, _GameStream] = {}
+        self.seats: dict[str, SeatCollector] = {}
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {}
+        self.columns: dict[str, SeatColumns] = {}
 
     def begin(self) -> None:
         """In the writer, before its first batch."""
         self.streams = {game: _GameStream(self.rater, game_orders) for game, game_orders in self.orders.items()}
+        reused = {game for game, *_ in self.reused}  # such a game's seats are the store's to give
+        self.seats = {game: SeatCollector() for game in self.orders if game not in reused}
         self.reused.reverse()  # taken from the end, a slice with each batch
 
     def add(self, rows: list[GameRows]) -> None:
@@ -87,7 +110,13 @@ class _Rating:
         The reused games go in slices (at most :data:`REUSED_SLICE` a batch) so
         that a rerun of a large store does not keep the writer from the batches
         of the games played now; a game's stream rates them in schedule order whatever the order they come in.
+        The games' seats are kept as they come (:class:`~arena.standings.seats.SeatCollector`).
         """
+        seats = self.seats
+        for fields, game_seats, _ in rows:
+            collector = seats.get(fields[2])
+            if collector is not None:
+                collector.add(fields, game_seats)
         self.add_placings(placings(rows))
 
     def add_placings(self, games: Iterable[Placing]) -> None:
@@ -106,15 +135,21 @@ class _Rating:
             game, order, bots, ranks = reused.pop()
             self.streams[game].add(order, (bots, ranks))
 
-    def result(self) -> dict[str, dict[str, tuple[float, float]]]:
-        """In the writer, after the last batch: the ratings of every game whose schedule was rated whole."""
+    def result(self) -> LiveResult:
+        """In the writer, after the last batch: the ratings of every game whose schedule was rated whole, and
+        the seats of every game it stored (beside the writer, :meth:`add` is not called: none)."""
         self._reused(len(self.reused))
-        return {game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
-                for game, stream in self.streams.items() if stream.complete}
+        return LiveResult({game: {bot: (rating.mu, rating.sigma) for bot, rating in stream.rater.ratings().items()}
+                           for game, stream in self.streams.items() if stream.complete},
+                          {game: collector.columns for game, collector in self.seats.items()
+                           if len(collector.columns.order)})
 
     def received(self, result: Any) -> None:
         """In the main process: what :meth:`result` gave (nothing when the rating failed)."""
-        self.ratings = result if isinstance(result, dict) else {}
+        if isinstance(result, LiveResult):
+            self.ratings, self.columns = result.ratings, result.seats
+        else:
+            self.ratings, self.columns = {}, {}
 
 
 class LiveRatings:
@@ -130,6 +165,8 @@ class LiveRatings:
         self.orders = {game: [spec.order for spec in game_specs] for game, game_specs in by_game.items()}
         self.settled = {game: ratings for game, game_specs in by_game.items()
                         if (ratings := self._settled_ratings(game, game_specs, stored))}
+        #: per game whose every game was played in this run, its seats in schedule order (set by :meth:`finish`)
+        self.seats: dict[str, GameSeats] = {}
         to_rate = {game: orders for game, orders in self.orders.items() if game not in self.settled}
         #: what the run's store writer does besides storing (run_schedule hands it over); None: nothing to rate
         self.writer_task: _Rating | None = None
@@ -159,10 +196,21 @@ class LiveRatings:
         """An observer of the run loop: one game played now (the writer rates it from its stored rows)."""
 
     def finish(self) -> None:
-        """Cache the ratings of every fully rated game where the leaderboard finds them."""
+        """Cache the ratings of every fully rated game where the leaderboard finds them; keep the seats of
+        every game the writer stored exactly as scheduled (:attr:`seats`)."""
         ratings = {} if self.writer_task is None else self.writer_task.ratings
+        columns = {} if self.writer_task is None else self.writer_task.columns
+        for game, game_columns in columns.items():
+            if game in ratings and _same_orders(game_columns, self.orders[game]):
+                self.seats[game] = from_columns(game_columns)
         for game, by_bot in ratings.items():
             self.store.cache_figures(game, len(self.orders[game]), {
                 "rater": self.rater, "ratings": {bot: [mu, sigma] for bot, (mu, sigma) in by_bot.items()}})
         for game, payload in self.settled.items():  # marking the schedule current may have moved the stamp
             self.store.cache_figures(game, len(self.orders[game]), payload)
+
+
+def _same_orders(columns: SeatColumns, orders: list[int]) -> bool:
+    """Whether ``columns`` hold each game of ``orders`` once, and no other."""
+    got = np.frombuffer(columns.order, dtype=np.int64)
+    return len(got) == len(orders) and bool(np.array_equal(np.sort(got), np.sort(np.asarray(orders, dtype=np.int64))))

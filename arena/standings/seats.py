@@ -14,9 +14,10 @@ per game and bot, with the mean of its placings and money.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -109,3 +110,95 @@ def from_rows(rows: list[tuple[int, Any, int, str, int, int, int]]) -> GameSeats
         rank=np.asarray(rank, dtype=np.int64), money=np.asarray(money, dtype=np.int64),
         faults=np.asarray(faults, dtype=np.int64), block=np.asarray(block, dtype=np.int64),
         starts=np.append(starts, len(seq)))
+
+
+class SeatColumns(NamedTuple):
+    """Stored games' seats as they came to the run's store writer (in any order), column by column.
+
+    Per game: ``order`` (its place in the schedule), ``table`` (an index into
+    ``tables``), ``deal`` and ``width`` (its seats). Per seat, game after game
+    as in the per-game columns: ``bot`` (an index into ``bots``), ``rank``,
+    ``money``, ``faults``. Arrays of machine integers: the writer sends them
+    to the main process in a few pieces, not a tuple a seat.
+    """
+
+    tables: list[Any]
+    bots: list[str]
+    order: array[int]
+    table: array[int]
+    deal: array[int]
+    width: array[int]
+    bot: array[int]
+    rank: array[int]
+    money: array[int]
+    faults: array[int]
+
+
+class SeatCollector:
+    """Builds :class:`SeatColumns` from the store's rows of games, batch by batch (in the run's store writer).
+
+    A game's rows are :func:`arena.runs.store.game_rows`'s: its games row
+    (table at 3, deal at 4, order at 6) and its seats' rows (bot, version,
+    money, rank, faults).
+    """
+
+    def __init__(self) -> None:
+        self.columns = SeatColumns([], [], *(array("q") for _ in range(8)))
+        self._tables: dict[Any, int] = {}
+        self._bots: dict[str, int] = {}
+
+    def add(self, fields: Sequence[Any], seats: Sequence[Sequence[Any]]) -> None:
+        """One game: its games row and its seats' rows."""
+        columns = self.columns
+        label = fields[3]
+        number = self._tables.get(label)
+        if number is None:
+            number = self._tables[label] = len(columns.tables)
+            columns.tables.append(label)
+        columns.order.append(fields[6])
+        columns.table.append(number)
+        columns.deal.append(fields[4])
+        columns.width.append(len(seats))
+        bots, bot, rank, money, faults = self._bots, columns.bot, columns.rank, columns.money, columns.faults
+        for name, _, seat_money, seat_rank, seat_faults in seats:
+            code = bots.get(name)
+            if code is None:
+                code = bots[name] = len(columns.bots)
+                columns.bots.append(name)
+            bot.append(code)
+            rank.append(seat_rank)
+            money.append(seat_money)
+            faults.append(seat_faults)
+
+
+def from_columns(columns: SeatColumns) -> GameSeats:
+    """:class:`GameSeats` of the games of ``columns``, put in schedule order: equal, field for field, to
+    :func:`from_rows` of the store's rows of the same games (tests/test_tournament_leaderboard.py)."""
+    if not len(columns.order):
+        return from_rows([])
+    order = np.frombuffer(columns.order, dtype=np.int64)
+    width = np.frombuffer(columns.width, dtype=np.int64)
+    by_order = np.argsort(order, kind="stable")
+    first_seat = np.cumsum(width) - width  # where each game's seats begin, as they came
+    sorted_width = width[by_order]
+    starts = np.cumsum(sorted_width) - sorted_width  # and in schedule order
+    seat = np.repeat(first_seat[by_order] - starts, sorted_width) + np.arange(int(sorted_width.sum()))
+    codes = np.frombuffer(columns.bot, dtype=np.int64)[seat]
+    # bots numbered by their first seat in schedule order, as from_rows numbers them
+    present, first = np.unique(codes, return_index=True)
+    appearance = present[np.argsort(first)]
+    renumber = np.zeros(len(columns.bots), dtype=np.int64)
+    renumber[appearance] = np.arange(len(appearance))
+    bots = tuple(columns.bots[code] for code in appearance.tolist())
+    bot = renumber[codes]
+    rank = np.frombuffer(columns.rank, dtype=np.int64)[seat]
+    tables, deals = np.frombuffer(columns.table, dtype=np.int64)[by_order], np.frombuffer(columns.deal,
+                                                                                        dtype=np.int64)[by_order]
+    blocks: dict[tuple[int, int], int] = {}
+    block = [blocks.setdefault(pair, len(blocks)) for pair in zip(tables.tolist(), deals.tolist())]
+    return GameSeats(
+        bots=bots, names=[bots[code] for code in bot.tolist()], ranks=rank.tolist(),
+        game=np.repeat(np.arange(len(order)), sorted_width), bot=bot, rank=rank,
+        money=np.frombuffer(columns.money, dtype=np.int64)[seat],
+        faults=np.frombuffer(columns.faults, dtype=np.int64)[seat], block=np.asarray(block, dtype=np.int64),
+        starts=np.append(starts, int(sorted_width.sum())))

@@ -84,7 +84,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
                                  keep_stale=keep_stale)
     store = open_store(outcome.folder)
     try:
-        board = build_leaderboard(store)
+        board = build_leaderboard(store, seats=outcome.seats)  # the run's seats: none read back
     finally:
         store.close()
     with private_files():
