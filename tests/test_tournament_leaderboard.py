@@ -367,3 +367,18 @@ def test_a_resumed_run_reads_its_seats_back(tmp_path, monkeypatch):
             other.close()
     finally:
         store.close()
+
+
+def test_head_to_head_per_block_sums_are_the_same_counted_densely_or_sorted(monkeypatch):
+    """The per block-and-pair sums that the head-to-head intervals use: counted in a dense array when the keys
+    are few, by np.unique when they are not; the same keys, sums and counts (the same floats) either way."""
+    from arena.standings import figures
+
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, 5000, size=20000)
+    score = rng.choice([0.0, 0.5, 1.0], size=20000)
+    dense = figures._per_key(key, score)
+    monkeypatch.setattr(figures, "_DENSE_KEYS", 0)
+    sorted_ = figures._per_key(key, score)
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(dense, sorted_))
+    assert dense[0].tolist() == sorted(set(key.tolist()))
