@@ -337,6 +337,38 @@ def queue_remember(args: list[str]) -> dict:
     return queue_leave(args)
 
 
+# -- the kernel's counter of inode numbers for pipes, sockets and memfds ----------------------------------------
+
+
+def _pipes(count: int) -> int:
+    """Make and close ``count`` pipes: the highest inode number they got (each takes the next of a counter the
+    whole machine shares, handed to each CPU in batches of 1024)."""
+    highest = 0
+    for _ in range(count):
+        read, write = os.pipe()
+        highest = max(highest, os.fstat(read).st_ino)
+        os.close(read)
+        os.close(write)
+    return highest
+
+
+def inode_send(args: list[str]) -> None:
+    """At even decisions take 20,000 inode numbers (pipes made and closed), at odd ones none."""
+    bit = _tick() % 2 == 0
+    if bit:
+        _pipes(20_000)
+    report(sent=int(bit))
+
+
+def inode_probe(args: list[str]) -> None:
+    """Take 1,100 inode numbers (past a batch) and report how far the counter moved since its last look."""
+    highest = _pipes(1100)
+    last = STATE.get("inode")
+    STATE["inode"] = highest
+    if last is not None:
+        report(inode_moved=highest - last)
+
+
 # -- per-user counts: queued signals ---------------------------------------------------------------------------
 
 
@@ -423,6 +455,8 @@ SHARED_ATTACKS = {
     "queue_find": ("decide", queue_find),
     "queue_remember": ("start", queue_remember),
     "refused": ("start", refused),
+    "inode_send": ("decide", inode_send),
+    "inode_probe": ("decide", inode_probe),
     "sigpending_fill": ("start", sigpending_fill),
     "sigpending_probe": ("decide", sigpending_probe),
 }
