@@ -369,6 +369,52 @@ def inode_probe(args: list[str]) -> None:
         report(inode_moved=highest - last)
 
 
+# -- futexes on a shared file's page ----------------------------------------------------------------------------
+
+
+SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE, MAP_SHARED = 202, 0, 1, 1
+
+
+def _shared_word() -> int:
+    """The address of the first word of a read-only shared mapping of the shared runtime file (mapped once): a
+    futex there is keyed by the file's inode, the same for every process on the machine that maps it."""
+    if "word" not in STATE:
+        fd = os.open(CACHED, os.O_RDONLY)
+        STATE["word"] = libc.mmap(None, PAGE, PROT_READ, MAP_SHARED, fd, 0)
+        os.close(fd)
+    return STATE["word"]
+
+
+def _futex(address: int, operation: int, value: int) -> int:
+    return libc.syscall(ctypes.c_long(SYS_FUTEX), ctypes.c_void_p(address), ctypes.c_int(operation),
+                        ctypes.c_uint32(value), None, None, ctypes.c_uint32(0))
+
+
+def futex_send(args: list[str]) -> None:
+    """At even decisions leave a thread waiting on the shared word, at odd ones wake it (itself): a bit."""
+    address = _shared_word()
+    value = ctypes.c_uint32.from_address(address).value
+    waiter = STATE.get("waiter")
+    if _tick() % 2 == 0:
+        if waiter is None or not waiter.is_alive():
+            threading.stack_size(1 << 16)
+            waiter = threading.Thread(target=_futex, args=(address, FUTEX_WAIT, value), daemon=True)
+            waiter.start()
+            STATE["waiter"] = waiter
+            time.sleep(0.01)  # until it waits
+        report(sent=1)
+    else:
+        while waiter is not None and waiter.is_alive():
+            _futex(address, FUTEX_WAKE, 1)
+            waiter.join(0.01)
+        report(sent=0)
+
+
+def futex_probe(args: list[str]) -> None:
+    """Wake one waiter on the shared word: how many it woke (1 when another bot waits there)."""
+    report(woken=_futex(_shared_word(), FUTEX_WAKE, 1))
+
+
 # -- per-user counts: queued signals ---------------------------------------------------------------------------
 
 
@@ -455,6 +501,8 @@ SHARED_ATTACKS = {
     "queue_find": ("decide", queue_find),
     "queue_remember": ("start", queue_remember),
     "refused": ("start", refused),
+    "futex_send": ("decide", futex_send),
+    "futex_probe": ("decide", futex_probe),
     "inode_send": ("decide", inode_send),
     "inode_probe": ("decide", inode_probe),
     "sigpending_fill": ("start", sigpending_fill),
