@@ -306,7 +306,7 @@ class Split(NamedTuple):
     every: float  # every process of the run
     runner: float  # this process
     template: float  # the seat's template (forking, reaping, its loop)
-    bots: float  # the games' bots (the template's reaped children: their jail, start, end and exit)
+    bots: float  # the games' bots (the template's reaper's reaped children: their jail, start, end and exit)
     template_faults: float
     bot_faults: float
 
@@ -320,8 +320,8 @@ def _stat(pid: int) -> tuple[int, int, int, int]:
 
 def fresh_split(game: str, bot: str, games: int, cpu: CpuMeter) -> Split:
     """A fresh bot alone (``games`` games of one seat that start and end with no decision), its CPU split
-    between this process, the seat's template and the games' bots (the template's children, which it reaps:
-    their clock ticks), with page faults (each game's bot's are mostly copies on write of its template's)."""
+    between this process, the seat's template and the games' bots (the children of its reaper, which reaps
+    them: their clock ticks), with page faults (each game's bot's are mostly copies on write of its template's)."""
     limits = Limits(start_ms=10000, move_ms=5000, bank_ms=10000)
     start = {"type": "start", "game": game, "seat": 0, "players": ["a", "b", "c"], "options": {},
              "time": limits.time_message(), "setup_public": {}, "seed": 1}
@@ -331,7 +331,9 @@ def fresh_split(game: str, bot: str, games: int, cpu: CpuMeter) -> Split:
         seat.finish_game()
         seat.start(start, 10000)  # its template started, its first games played: untimed
         template = seat.launcher.template_pid
+        reaper = getattr(seat.launcher, "reaper_pid", 0) or template  # the games' parent
         before, began, runner = _stat(template), cpu.total(), cpu.runner()
+        reaped = _stat(reaper)
         template_began = _process_cpu(template)
         for _ in range(games):
             seat.end({"type": "end", "scores": [0, 0, 0]})
@@ -339,13 +341,14 @@ def fresh_split(game: str, bot: str, games: int, cpu: CpuMeter) -> Split:
             seat.start(start, 10000)
         time.sleep(0.05)  # the last game's bot is gone and reaped
         after, every, runner = _stat(template), cpu.total() - began, cpu.runner() - runner
+        reaped_after = _stat(reaper)
         template_used = _process_cpu(template) - template_began
     finally:
         seat.close()
     tick = os.sysconf("SC_CLK_TCK")
     return Split(every / games * 1000, runner / games * 1000, template_used / games * 1000,
-                 (after[3] - before[3]) / tick / games * 1000, (after[0] - before[0]) / games,
-                 (after[1] - before[1]) / games)
+                 (reaped_after[3] - reaped[3]) / tick / games * 1000, (after[0] - before[0]) / games,
+                 (reaped_after[1] - reaped[1]) / games)
 
 
 def total(parts: list[Timed]) -> Timed:

@@ -134,7 +134,9 @@ class Protections:
             ("private process tree", state(self.namespaces, "namespaces"),
              "PID namespace: the bot sees and signals only its own processes; all die with it"),
             ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter",
-             "a game's bot is forked from a template that imported it, in namespaces of its own"
+             "a game's bot is forked from a template that imported it, in namespaces of its own, the child of "
+             "the template's reaper: the template learns nothing of how its games end" + (
+                 "" if self.core_cgroup else " (but when: without the freezer it runs beside them)")
              if self.fork_template else "each game starts the bot's host process afresh"),
             ("no new privileges", "on",
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
