@@ -415,6 +415,58 @@ def futex_probe(args: list[str]) -> None:
     report(woken=_futex(_shared_word(), FUTEX_WAKE, 1))
 
 
+# -- how many processes map a shared file's page ----------------------------------------------------------------
+
+
+#: a file of the runner's Python no process maps during a run (its pages carry the bits)
+MAPPED = os.path.join(os.path.dirname(os.__file__), "pydoc_data", "_pydoc.css")
+
+
+def map_send(args: list[str]) -> None:
+    """Hold the shared file's first page mapped (and touched) for four decisions, then not for four, and so on
+    (seats do not always take turns one by one: a bit lasts several of the probe's looks)."""
+    if _tick() // 4 % 2 == 0:
+        if "mapped" not in STATE:
+            fd = os.open(MAPPED, os.O_RDONLY)
+            address = libc.mmap(None, PAGE, PROT_READ, MAP_SHARED, fd, 0)
+            os.close(fd)
+            ctypes.string_at(address, 1)
+            STATE["mapped"] = address
+        report(sent=1)
+    else:
+        address = STATE.pop("mapped", None)
+        if address is not None:
+            libc.munmap(address, PAGE)
+        report(sent=0)
+
+
+def map_probe(args: list[str]) -> None:
+    """Map and touch the shared file's first page, then read whether another process maps it too: its line in
+    /proc/self/smaps (``Shared_Clean``) and its /proc/self/pagemap entry (bit 56, mapped exclusively)."""
+    fd = os.open(MAPPED, os.O_RDONLY)
+    address = libc.mmap(None, PAGE, PROT_READ, MAP_SHARED, fd, 0)
+    os.close(fd)
+    try:
+        ctypes.string_at(address, 1)
+        seen = {}
+        try:
+            with open("/proc/self/smaps") as handle:
+                block = handle.read().split(f"{address:x}-", 1)[1]
+            seen["smaps"] = "shared" if "Shared_Clean:          4 kB" in block.split("VmFlags", 1)[0] else "private"
+        except (OSError, IndexError) as error:
+            seen["smaps"] = type(error).__name__
+        try:
+            with open("/proc/self/pagemap", "rb") as handle:
+                handle.seek(address // PAGE * 8)
+                entry = int.from_bytes(handle.read(8), "little")
+            seen["pagemap"] = "exclusive" if entry >> 56 & 1 else "shared"
+        except OSError as error:
+            seen["pagemap"] = type(error).__name__
+        report(mapped=seen)
+    finally:
+        libc.munmap(address, PAGE)
+
+
 # -- per-user counts: queued signals ---------------------------------------------------------------------------
 
 
@@ -501,6 +553,8 @@ SHARED_ATTACKS = {
     "queue_find": ("decide", queue_find),
     "queue_remember": ("start", queue_remember),
     "refused": ("start", refused),
+    "map_send": ("decide", map_send),
+    "map_probe": ("decide", map_probe),
     "futex_send": ("decide", futex_send),
     "futex_probe": ("decide", futex_probe),
     "inode_send": ("decide", inode_send),
