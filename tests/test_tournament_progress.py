@@ -126,3 +126,56 @@ def test_a_line_every_tenth_or_every_30_seconds(monkeypatch):
     assert len(stream.getvalue().splitlines()) == 4 + 7  # 30% ... 90%; the end is finish()'s line
     progress.finish()
     assert stream.getvalue().splitlines()[-1].startswith("cup: 100/100 games, 100 played in ")
+
+
+def test_a_workers_chunk_counted_where_it_was_played_shows_what_its_games_show():
+    """Tallied by the worker (seats and first places per bot), a chunk moves the counts and the leader as its
+    games one by one would."""
+    games = [(["a", "b", "c"], [1, 2, 3]), (["a", "b", "c"], [2, 1, 3]), (["c", "a", "b"], [1, 1, 3])]
+    one_by_one, tallied = Tally(10, 0, {}, {}), Tally(10, 0, {}, {})
+    for players, ranks in games:
+        one_by_one.add(players, ranks)
+    tallied.add_tallied(3, {"a": (3, 2), "b": (3, 1), "c": (3, 1)})
+    assert (tallied.played, tallied.seats, tallied.firsts) == (one_by_one.played, one_by_one.seats,
+                                                               one_by_one.firsts)
+    assert tallied.leader() == one_by_one.leader() == "leader: a (67% first places)"
+
+
+def test_a_tournament_run_gets_counts_not_records_from_its_workers(tmp_path, monkeypatch):
+    """No observer of a tournament needs each game's record in the main process: its workers send each chunk
+    as counts, a tally, rows and log lines; the progress, the store and the log say what the games did."""
+    import json
+
+    from arena.plugins import get_plugins
+    from arena.runs.pools.local import LocalPool
+    from arena.runs.store import open_store
+    from arena.tournament.config import parse_tournament
+    from arena.tournament.runner import run_tournament
+    from tournament_files import tournament_data
+
+    brief, real = [], LocalPool._brief
+
+    def counted(self, message, held, chunks):
+        brief.append(len(message.orders))
+        return real(self, message, held, chunks)
+
+    monkeypatch.setattr(LocalPool, "_brief", counted)
+    tournament = parse_tournament(tournament_data(["random", "trader", "r2=random"], "silk-road:3", deals=4),
+                                  "cup.toml", get_plugins())
+    stream = io.StringIO()
+    outcome = run_tournament(tournament, get_plugins(), root=str(tmp_path), jobs=2, sandbox="none",
+                             progress_stream=stream)
+    assert sum(brief) == outcome.played == outcome.total == 12
+    store = open_store(outcome.folder)
+    try:
+        records = [json.loads(text) for text in store.records()]
+    finally:
+        store.close()
+    firsts = {bot: sum(record["result"]["ranks"][record["players"].index(bot)] == 1 for record in records)
+              for bot in ("random", "trader", "r2")}
+    best = max(sorted(firsts), key=firsts.__getitem__)
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("cup: 12/12 games, 12 played in ") and last.endswith(
+        f"leader: {best} ({100 * firsts[best] / 12:.0f}% first places)"), last
+    log_text = (tmp_path / "cup" / "arena.log").read_text()
+    assert sum(" INFO cup/silk-road/" in line and "finished in" in line for line in log_text.splitlines()) == 12

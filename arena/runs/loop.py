@@ -136,6 +136,8 @@ class Progress(Protocol):
 
     def games_done(self, games: list[tuple[list[str], list[int]]]) -> None: ...
 
+    def games_tallied(self, games: int, tally: dict[str, tuple[int, int]]) -> None: ...
+
     def tick(self) -> None: ...
 
     def finish(self) -> None: ...
@@ -172,6 +174,8 @@ class _Sink:
         self.count = 0  # games waiting, in both
         self.lines: list[str] = []
         self.since = 0.0
+        #: no observer sees each game: a local worker's chunk comes brief (:meth:`done_brief`)
+        self.brief = on_game is None
         #: copies the writer's log into the store while the games are played (started with the first batch, once
         #: the workers are forked: no worker is forked with the thread under way)
         self.checkpointer: Checkpointer | None = None
@@ -214,6 +218,20 @@ class _Sink:
         if on_game is not None:
             for game in finished:
                 on_game(game)
+        if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
+            self.flush()
+
+    def done_brief(self, games: int, tally: dict[str, tuple[int, int]], rows: bytes, lines: str) -> None:
+        """A local worker's chunk when no observer sees each game: how many it played, a tally per bot (seats,
+        first places), their store rows pickled in one piece and their log lines. No game's record comes."""
+        if not self.count:
+            self.since = time.monotonic()
+        self.pickled.append(rows)
+        self.count += games
+        if self.run_log is not None:
+            self.lines.append(lines)
+        self.outcome.played += games
+        self.progress.games_tallied(games, tally)
         if self.count >= BATCH_GAMES or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
 

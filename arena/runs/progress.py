@@ -84,6 +84,15 @@ class Tally:
                 if rank == 1:
                     firsts[bot] = firsts.get(bot, 0) + 1
 
+    def add_tallied(self, games: int, tally: dict[str, tuple[int, int]]) -> None:
+        """Items played in this run, given as their count and, per bot, the seats it held and its first places."""
+        self.played += games
+        seats, firsts = self.seats, self.firsts
+        for bot, (held, first) in tally.items():
+            seats[bot] = seats.get(bot, 0) + held
+            if first:
+                firsts[bot] = firsts.get(bot, 0) + first
+
     def add_reused(self, players: list[str], ranks: list[int]) -> None:
         """One item taken over from earlier results instead of being played."""
         self.reused += 1
@@ -226,6 +235,11 @@ class BarProgress:
         self.tally.add_many(games)
         self.draw(force=self.tally.to_play == 0)
 
+    def games_tallied(self, games: int, tally: dict[str, tuple[int, int]]) -> None:
+        """Several items played, as their count and a tally per bot (seats, first places): drawn once."""
+        self.tally.add_tallied(games, tally)
+        self.draw(force=self.tally.to_play == 0)
+
     def game_reused(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add_reused(players, ranks)
         self.draw(force=False)
@@ -269,6 +283,12 @@ class LineProgress:
         self.tally.add_many(games)
         self.tick()
 
+    def games_tallied(self, games: int, tally: dict[str, tuple[int, int]]) -> None:
+        """Several items played, as their count and a tally per bot (seats, first places): one line if a tenth
+        was passed."""
+        self.tally.add_tallied(games, tally)
+        self.tick()
+
     def game_reused(self, players: list[str], ranks: list[int]) -> None:
         self.tally.add_reused(players, ranks)
 
@@ -293,7 +313,8 @@ def make_progress(name: str, tally: Tally, stream: TextIO | None = None, every: 
     """A line redrawn in place when ``stream`` (default stderr) is a terminal, periodic lines otherwise.
 
     The object has ``game_done(bots, ranks)`` (one item played), ``games_done([(bots, ranks), ...])`` (a
-    worker's chunk of them, drawn once), ``game_reused(bots, ranks)``
+    worker's chunk of them, drawn once), ``games_tallied(count, {bot: (seats, firsts)})`` (the same, counted
+    by the worker), ``game_reused(bots, ranks)``
     (one item taken over from earlier results), ``tick()`` (call it while waiting) and
     ``finish()``.
     """

@@ -62,7 +62,9 @@ class Observer(Protocol):
 
     One with a ``writer_task`` (:class:`arena.runs.writer.WriterTask`) has the run's store writer do it with
     each batch of games it stores (the tournament's live ratings). One with ``seats`` (game -> its seats, once
-    it has finished) hands them to the run's outcome (:attr:`arena.runs.loop.RunOutcome.seats`).
+    it has finished) hands them to the run's outcome (:attr:`arena.runs.loop.RunOutcome.seats`). One whose
+    ``sees_games`` is False is not shown each game (its ``game_done`` is never called): the run's main process
+    then gets no game's record from a local worker, only counts (:class:`arena.runs.spec.BriefChunk`).
     """
 
     def game_done(self, finished: FinishedGame) -> None: ...
@@ -117,9 +119,10 @@ class Run:
         tally = Tally(len(specs), 0, {row.bot: row.firsts for row in totals}, {row.bot: row.seats for row in totals},
                       reused=reused)
         observer = None if observe is None else observe(specs, stored)
+        on_game = observer.game_done if observer is not None and getattr(observer, "sees_games", True) else None
         try:
             outcome = run_schedule(specs, self.pool, self.store, self.progress(tally), folder=self.folder,
-                                   on_game=None if observer is None else observer.game_done, keep_going=keep_going,
+                                   on_game=on_game, keep_going=keep_going,
                                    stop_on_failure=stop_on_failure, stored=stored,
                                    writer_task=getattr(observer, "writer_task", None))
         finally:

@@ -200,6 +200,32 @@ class PackedSink(Sink, Protocol):
     def done_packed(self, finished: list[FinishedGame], rows: bytes, lines: str) -> None: ...
 
 
+@runtime_checkable
+class BriefSink(Sink, Protocol):
+    """A sink that, when ``brief``, needs no game's record: a local worker's chunk comes as how many games it
+    played, their seats and first places per bot, their store rows and log lines (:class:`BriefChunk`)."""
+
+    brief: bool
+
+    def done_brief(self, games: int, tally: dict[str, tuple[int, int]], rows: bytes, lines: str) -> None: ...
+
+
+class BriefChunk(NamedTuple):
+    """A local worker's chunk for a brief sink (:class:`BriefSink`): no record nor outcome a game.
+
+    Per chunk the main process then unpickles a few lists, not an outcome
+    and a record's summary a game (2-3 us a game of its CPU, and as much
+    again handing them on), and counts the progress from one small tally.
+    """
+
+    orders: list[int]  # the games played, by their order in the schedule
+    failures: list[tuple[int, str]]  # the games that failed: their order and why
+    seconds: float  # the play time of all of them
+    tally: dict[str, tuple[int, int]]  # per bot, over the games played: seats held and first places
+    rows: bytes  # the store's rows of the games played, pickled in one piece
+    lines: str  # their log lines
+
+
 class PackedChunk(NamedTuple):
     """A local worker's chunk for a :class:`PackedSink`: outcomes without their packed games, whose store rows
     (:func:`arena.runs.store.game_rows`) come pickled in one piece, and whose log lines come in one string."""

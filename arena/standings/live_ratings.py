@@ -155,6 +155,9 @@ class _Rating:
 class LiveRatings:
     """Rates the games of a schedule per game, in schedule order, in the run's store writer while they are played."""
 
+    #: the run's main process need not show it each game (:class:`arena.runs.run.Observer`): the writer rates
+    sees_games = False
+
     def __init__(self, specs: Sequence[GameSpec], store: Store, rater: str, stored: dict[str, StoredGame]) -> None:
         """The rating of ``specs`` for the run's writer, reused games first (``stored``: the stored games now)."""
         self.store = store
@@ -193,7 +196,7 @@ class LiveRatings:
         return cached if isinstance(cached, dict) and cached.get("rater") == self.rater else None
 
     def game_done(self, finished: FinishedGame) -> None:
-        """An observer of the run loop: one game played now (the writer rates it from its stored rows)."""
+        """An observer of the run loop: one game played now (never called: :attr:`sees_games`)."""
 
     def finish(self) -> None:
         """Cache the ratings of every fully rated game where the leaderboard finds them; keep the seats of

@@ -47,12 +47,12 @@ import signal
 import socket
 import time
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
-from arena.runs.spec import FinishedGame, GameSpec, Outcome, PackedChunk, PackedSink, Sink
+from arena.runs.spec import BriefChunk, BriefSink, FinishedGame, GameSpec, Outcome, PackedChunk, PackedSink, Sink
 from arena.runs.store import game_rows
 from arena.runs.timing import BatchSizer
 
@@ -102,7 +102,8 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
 
 
 def _worker(conn: multiprocessing.connection.Connection, inherited: list[multiprocessing.connection.Connection],
-            core: int | None, table: Sequence[GameSpec], playing: Any, packs: bool = False) -> None:
+            core: int | None, table: Sequence[GameSpec], playing: Any, packs: bool = False,
+            brief: bool = False) -> None:
     """A worker's life: play the chunks that come down ``conn`` until ``None``, a stop or a closed pipe.
 
     A task is a spec, or its place in ``table`` (the run's specs, inherited
@@ -112,7 +113,8 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     game being played, -1 between games, so that the main process knows which
     game a worker died in. With ``packs`` (the sink takes packed chunks), a
     chunk's games go back as their store rows pickled in one piece and their
-    log lines in one string (:func:`_packed_chunk`).
+    log lines in one string (:func:`_packed_chunk`); with ``brief`` too (the
+    sink needs no record), without an outcome a game (:func:`_brief_chunk`).
     """
     global _playing
     for other in inherited:  # the main process's ends of every pipe: only the main process may hold them
@@ -129,6 +131,7 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
     name = multiprocessing.current_process().name
     outcomes: list[Outcome] = []
     played: list[GameSpec] | None = [] if packs else None  # the specs of ``outcomes``, when chunks are packed
+    form = _brief_chunk if packs and brief else _packed_chunk
     try:
         while not _stopping:
             try:
@@ -151,25 +154,26 @@ def _worker(conn: multiprocessing.connection.Connection, inherited: list[multipr
                 playing.value = -1
                 if played is not None:
                     played.append(spec)
-            if not _send_outcomes(conn, outcomes, played):
+            if not _send_outcomes(conn, outcomes, played, form):
                 return
     except StopRequested:
         log.info("stopped")
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         cancel_retry()
-        _send_outcomes(conn, outcomes, played)  # what was finished before a stop is stored
+        _send_outcomes(conn, outcomes, played, form)  # what was finished before a stop is stored
         close_pools()
 
 
 def _send_outcomes(conn: multiprocessing.connection.Connection, outcomes: list[Outcome],
-                   played: list[GameSpec] | None = None) -> bool:
-    """Send the outcomes played since the last message (emptying the list; packed when ``played`` holds their
-    specs, emptied too); False when the main process is gone."""
+                   played: list[GameSpec] | None = None,
+                   form: Callable[[list[Outcome], list[GameSpec]], PackedChunk | BriefChunk] | None = None) -> bool:
+    """Send the outcomes played since the last message (emptying the list; made a chunk by ``form`` when
+    ``played`` holds their specs, emptied too); False when the main process is gone."""
     if not outcomes:
         return True
     try:
-        conn.send(outcomes[:] if played is None else _packed_chunk(outcomes, played))
+        conn.send(outcomes[:] if played is None else (form or _packed_chunk)(outcomes, played))
     except OSError:
         abandon_log_queue()
         return False
@@ -195,6 +199,24 @@ def _packed_chunk(outcomes: list[Outcome], specs: list[GameSpec]) -> PackedChunk
     return PackedChunk(light, bytes(ForkingPickler.dumps(game_rows(finished))), lines)
 
 
+def _brief_chunk(outcomes: list[Outcome], specs: list[GameSpec]) -> BriefChunk:
+    """A chunk for a brief sink: which games were played or failed, their time, a tally, rows and lines."""
+    finished = [outcome.finished(spec) for outcome, spec in zip(outcomes, specs) if outcome.packed is not None]
+    lines = "".join(game.packed.line for game in finished if game.packed is not None)
+    tally: dict[str, tuple[int, int]] = {}
+    orders, failures = [], []
+    for outcome in outcomes:
+        if outcome.record is None:
+            failures.append((outcome.order, outcome.failure))
+            continue
+        orders.append(outcome.order)
+        for bot, rank in zip(outcome.record["players"], outcome.record["result"]["ranks"]):
+            seats, firsts = tally.get(bot, (0, 0))
+            tally[bot] = (seats + 1, firsts + (rank == 1))
+    return BriefChunk(orders, failures, sum(outcome.seconds for outcome in outcomes), tally,
+                      bytes(ForkingPickler.dumps(game_rows(finished))), lines)
+
+
 
 
 class LocalPool:
@@ -210,6 +232,7 @@ class LocalPool:
         self.tick = tick
         self.sink: Sink | None = None
         self.packed_sink: PackedSink | None = None  # the sink, when it takes a chunk's games packed in one piece
+        self.brief_sink: BriefSink | None = None  # the sink, when it needs no record (BriefChunk)
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
         self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
         self.chunks: dict[Any, list[int]] = {}  # process -> games left in each chunk it holds, oldest first
@@ -231,7 +254,8 @@ class LocalPool:
         core = self._free_core()
         playing = self.context.RawValue("q", -1)
         process = self.context.Process(target=_worker, args=(theirs, [mine, *self.links], core, self.table, playing,
-                                                             self.packed_sink is not None),
+                                                             self.packed_sink is not None,
+                                                             self.brief_sink is not None),
                                        name=f"worker-{self.spawned}")
         self.core_of[process] = core
         self.playing[process] = playing
@@ -310,6 +334,8 @@ class LocalPool:
         self.pinned = first.sandbox != "none" and self.jobs <= len(self.cores)
         self.sink = sink
         self.packed_sink = sink if isinstance(sink, PackedSink) else None
+        self.brief_sink = sink if self.packed_sink is not None and isinstance(sink, BriefSink) and sink.brief \
+            else None
         workers = self.jobs if expected is None else min(self.jobs, expected)
         if workers < 1 or self.stop_requested:  # a stop asked before this began (Ctrl-C as the run's handler
             stopped, self.stop_requested = self.stop_requested, False  # came in) holds: no worker starts
@@ -355,11 +381,16 @@ class LocalPool:
     def _receive(self, conn: Any, tasks: Iterator[GameSpec] | None) -> bool:
         """Handle one message from a worker (a chunk's outcomes); False when its pipe is closed (the worker is gone)."""
         try:
-            message: list[Outcome] | PackedChunk = conn.recv()
+            message: list[Outcome] | PackedChunk | BriefChunk = conn.recv()
         except (EOFError, OSError):
             return False
         process = self.links[conn]
         held, chunks, sink, timing = self.held[process], self.chunks[process], self._sink, self.timing
+        if isinstance(message, BriefChunk):
+            self._brief(message, held, chunks)
+            if tasks is not None and not self.stop_requested:
+                self._give(conn, tasks)
+            return True
         packed: PackedChunk | None = None
         if isinstance(message, PackedChunk):
             packed, outcomes = message, message.outcomes
@@ -383,6 +414,23 @@ class LocalPool:
         if tasks is not None and not self.stop_requested:
             self._give(conn, tasks)
         return True
+
+    def _brief(self, message: BriefChunk, held: dict[int, GameSpec], chunks: list[int]) -> None:
+        """A brief chunk: its games no longer held by the worker, its failures told, the rest handed on whole."""
+        for order in message.orders:
+            del held[order]
+        for order, failure in message.failures:
+            self._sink.failed(held.pop(order), failure)
+        left = len(message.orders) + len(message.failures)
+        while left and chunks:
+            taken = min(left, chunks[0])
+            chunks[0] -= taken
+            left -= taken
+            if not chunks[0]:
+                chunks.pop(0)
+        self.timing.played(message.seconds, len(message.orders) + len(message.failures))
+        if message.orders and self.brief_sink is not None:
+            self.brief_sink.done_brief(len(message.orders), message.tally, message.rows, message.lines)
 
     def _bury(self, process: Any, tasks: Iterator[GameSpec] | None) -> None:
         """A worker exited: drain what it sent, fail the game it was playing, replace it.
