@@ -467,6 +467,28 @@ def map_probe(args: list[str]) -> None:
         libc.munmap(address, PAGE)
 
 
+# -- the pace of the game ---------------------------------------------------------------------------------------
+
+
+def pace_send(args: list[str]) -> None:
+    """Think 150 ms of CPU at even decisions, nothing at odd ones (well within its time)."""
+    bit = _tick() % 2 == 0
+    if bit:
+        end = time.process_time() + 0.15
+        while time.process_time() < end:
+            pass
+    report(sent=int(bit))
+
+
+def pace_probe(args: list[str]) -> None:
+    """The wall time in ms since its last decision (the others' thinking in between)."""
+    now = time.monotonic()
+    last = STATE.get("last")
+    STATE["last"] = now
+    if last is not None:
+        report(gap_ms=round((now - last) * 1000, 1))
+
+
 # -- per-user counts: queued signals ---------------------------------------------------------------------------
 
 
@@ -553,6 +575,8 @@ SHARED_ATTACKS = {
     "queue_find": ("decide", queue_find),
     "queue_remember": ("start", queue_remember),
     "refused": ("start", refused),
+    "pace_send": ("decide", pace_send),
+    "pace_probe": ("decide", pace_probe),
     "map_send": ("decide", map_send),
     "map_probe": ("decide", map_probe),
     "futex_send": ("decide", futex_send),
