@@ -90,6 +90,24 @@ def pidfd_ids(pidfd: int) -> tuple[int, ...] | None:
     return ids if ids and ids[0] > 0 else None
 
 
+#: what ``/proc/PID/fd/N`` shows for a pidfd
+PIDFD_TARGET = "anon_inode:[pidfd]"
+
+
+def descriptor_targets(pid: int) -> set[str]:
+    """What each open descriptor of process ``pid`` refers to, as its ``/proc/PID/fd`` links say (a path as this
+    process sees it, ``pipe:[INODE]``, ``socket:[INODE]``, ``anon_inode:[pidfd]``...). ``OSError`` when it is
+    gone or not this process's to read."""
+    folder = f"/proc/{pid}/fd"
+    targets = set()
+    for name in os.listdir(folder):
+        try:
+            targets.add(os.readlink(f"{folder}/{name}"))
+        except FileNotFoundError:
+            continue  # closed meanwhile
+    return targets
+
+
 def is_pidfd(fd: int) -> bool:
     """Whether ``fd`` refers to a process (a pidfd: its fdinfo has a ``Pid:`` line), alive or not."""
     return _fdinfo_pid(fd) is not None

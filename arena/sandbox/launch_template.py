@@ -34,7 +34,7 @@ from arena.sandbox.clock import WALL_FACTOR
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
 from arena.sandbox.freezer import TemplateCell, usage_ns
 from arena.sandbox.jail import HOME, covered
-from arena.sandbox.kernel import pidfd_ids
+from arena.sandbox.kernel import PIDFD_TARGET, descriptor_targets, pidfd_ids
 from arena.sandbox.launcher import Launcher, bot_environment, uid_pool
 
 #: what a game's bot forked by a template writes once its jail is made, before it reads anything
@@ -135,6 +135,10 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.events: select.epoll | None = None  # the control socket and the reaper's pipe, watched in a game
         self.awaited = 0  # the id (in the template's namespace) of the last game's bot, killed and not reaped yet
         self.early: dict[int, int] = {}  # statuses of games' bots reaped before they were collected, by that id
+        #: what the template's descriptors may refer to once it answered (what it held then, less all it was sent:
+        #: None until its first game's check), and what it was sent before that (games' pipes, cgroup slots)
+        self.template_targets: set[str] | None = None
+        self.sent_targets: set[str] = set()
         self.template_output = -1  # the runner's end of the template's stdout and stderr
         self.control: socket.socket | None = None  # the control socket, the runner's end
         self.control_poll = select.poll()
@@ -192,6 +196,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.events.register(self.control, select.EPOLLIN)
         self.events.register(reports, select.EPOLLIN)
         self.report_rest, self.awaited, self.early = b"", 0, {}
+        self.template_targets, self.sent_targets = None, set()
         self.forks = True
         self.reaper_pid = self._children_of(self.template_process.pid, wait=True) or 0
         self.template_pid = (self._children_of(self.reaper_pid, wait=True) if self.reaper_pid else None) \
@@ -455,6 +460,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
             self.cgroup.open_slots(self.uid)
             slot = self.cgroup.slot_fds(self.games)
             self.ahead_marks = {self.games: usage_ns(self.cgroup.slots[self.games % 2]["cpu"])}
+        if self.template_targets is None:  # until its first game is checked: what it must not keep
+            self.sent_targets |= {f"pipe:[{os.fstat(fd).st_ino}]" for fd in theirs}
+            self.sent_targets |= {os.readlink(f"/proc/self/fd/{fd}") for fd in slot}
         try:
             assert self.control is not None
             socket.send_fds(self.control, [orjson.dumps(request)], theirs + slot)
@@ -478,16 +486,31 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if not problem:
             self._hold_template()
             try:
+                kept = self._kept_descriptors()
+                if kept:
+                    problem = f"its template kept {kept} it was sent (a game's pipe or cgroup)"
                 if self.template_marks is None:
                     self.template_marks = audit.TemplateMarks.of(self.template_pid, self.readable is not None)
                 pipes = {(status.st_dev, status.st_ino) for status in map(os.fstat, ours)}
                 held = audit.held_from_template(pid, self.template_marks, pipes, shared=self.shared_namespaces)
             except OSError:
                 held = ""  # the bot is gone (its start says so), or /proc cannot be read here
-            if held:
+            if held and not problem:
                 problem = f"its game's bot held {held} of its template (its template changed the jail)"
         if problem and self.fault is None:
             self._template_broke(problem, sent=False)
+
+    def _kept_descriptors(self) -> str:
+        """What the template (held, once it answered) keeps open of what the runner sent it ("" when nothing): a
+        game's pipe, or a cgroup slot's folder, from which it would read a later game's messages or its games'
+        CPU time, memory and processes. Its descriptors at its first game's check, less all it was sent, are what
+        it may hold; a pidfd is let be (it refers to a game's bot, gone whenever the template runs)."""
+        targets = descriptor_targets(self.template_pid) - {PIDFD_TARGET}
+        if self.template_targets is None:
+            self.template_targets = targets - self.sent_targets
+            self.sent_targets = set()
+        kept = len(targets - self.template_targets)
+        return "" if not kept else "1 descriptor" if kept == 1 else f"{kept} descriptors"
 
     def _await_jail(self, stdout: int) -> str:
         """Read the line a game's bot writes once its jail is made (never more than that line, which is not

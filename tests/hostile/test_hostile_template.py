@@ -290,6 +290,29 @@ def test_a_template_that_changes_its_games_jail_gets_no_game_started(part):
         assert record["moves"] == reference(record, 0, seed)["moves"]
 
 
+def test_a_template_that_keeps_what_a_request_brought_gets_no_game_started():
+    """The template keeps a copy of every descriptor a request brings (its game's pipes, the game's cgroup slot)
+    to read its games' CPU time from the slots' cpu.stat and what a game left unread in its stdin: the runner
+    finds the copies once it answered, before the game starts, and stops it there (a crash at start, the
+    template started afresh): no game's bot ever reports what its template read."""
+    require("namespaces")
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    records, texts = [], []
+    try:
+        for seed in range(1, 4):
+            record, said = play([attacker(keep=True), honest()], seed=seed, pool=pool)
+            records.append((seed, record))
+            texts.append(said[0])
+    finally:
+        pool.close()
+    assert reports("".join(texts), "kept") == []
+    for seed, record in records:
+        assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+            (0, "crash", "start")]
+        assert "its template kept" in record["faults"][0]["detail"], record["faults"][0]["detail"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
 def test_with_threads_allowed_a_templates_threads_are_let_be_and_still_compute_nothing_while_others_think():
     """`[limits] threads = 4` lets numeric libraries start threads at import: the template is not refused, and
     its thread, frozen and charged with it, computes nothing while the honest bot thinks."""

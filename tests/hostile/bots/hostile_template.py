@@ -33,7 +33,11 @@ entries and its reaper's, the pidfds it kept, and the id each new game's bot
 gets), each game's bot reports what its template saw (``hostile:
 {"probed": [...]}``), and after its game's end it leaves a mark of its game
 to be seen: it burns CPU, starts threads and exits with a status chosen from
-its seed. The bot itself plays like ``random`` (the same moves for the same seed).
+its seed. With ``keep``, the template keeps a copy of every descriptor a
+request brings (the game's pipes, its cgroup slot's folder and
+``cgroup.procs``) and at each later request reads through them what it can:
+the slots' ``cpu.stat`` (its games' CPU time) and what is left in a game's
+stdin (``hostile: {"kept": [...]}``). The bot itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -307,6 +311,29 @@ def _burning_recv_fds(*args: Any) -> Any:
     return received
 
 
+KEPT_FDS: list[int] = []  # with ``keep``: copies of the descriptors of every request
+KEPT_READ: list[str] = []  # what the template read through them, at each request
+
+
+def _keeping_recv_fds(*args: Any) -> Any:
+    """In the template: read what the descriptors kept from earlier requests show, then keep this one's."""
+    received = _recv_fds(*args)
+    for fd in KEPT_FDS:
+        for name in ("cpu.stat", "../slot0/cpu.stat", "../slot1/cpu.stat"):
+            try:
+                with open(os.open(name, os.O_RDONLY, dir_fd=fd), "rb") as handle:
+                    KEPT_READ.append(handle.read(40).decode())
+            except OSError:
+                pass
+        try:
+            os.set_blocking(fd, False)
+            KEPT_READ.append(os.read(fd, 200).decode())
+        except OSError:
+            pass
+    KEPT_FDS.extend(os.dup(fd) for fd in received[1])
+    return received
+
+
 def _probing_recv_fds(*args: Any) -> Any:
     """In the template: on each request, look at the games forked before (:func:`probe`) before forking."""
     received = _recv_fds(*args)
@@ -320,6 +347,8 @@ if CONTROL is not None:
         socket.recv_fds = _burning_recv_fds
     if OPTIONS.get("probes"):
         socket.recv_fds = _probing_recv_fds
+    if OPTIONS.get("keep"):
+        socket.recv_fds = _keeping_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -331,7 +360,7 @@ class Bot:
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
-                 probes: bool = False) -> None:
+                 probes: bool = False, keep: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -348,6 +377,8 @@ class Bot:
             self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
         if OPTIONS.get("statuses"):
             print("hostile: " + json.dumps({"statuses": SEEN}), file=sys.stderr, flush=True)
+        if OPTIONS.get("keep"):
+            print("hostile: " + json.dumps({"kept": KEPT_READ}), file=sys.stderr, flush=True)
         if OPTIONS.get("probes"):
             print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
             self.marks = info["seed"] % 4  # threads started, and tens of ms of CPU burned, after the game
