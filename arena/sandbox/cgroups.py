@@ -306,7 +306,8 @@ class BotCgroup:
         """For a template: two child cgroups (v2) that games take in turn. Each game's bot is born in its
         slot (see :func:`arena.sandbox.limits.fork_game`), which then holds that game alone: what is timed
         and frozen. ``owner``: the template's user id, allowed to start processes in the slots (it may
-        write their ``cgroup.procs`` and this folder's, their common ancestor's; no other file)."""
+        write their ``cgroup.procs`` and this folder's, their common ancestor's; no other file, and it may not
+        look into a slot's folder: the one it is sent for each game names nothing it can open)."""
         if not self.core or self.slots:
             return
         os.close(self.freeze_fd)
@@ -317,6 +318,9 @@ class BotCgroup:
             folder = self._make(self.core, f"slot{number}")
             if owner is not None:
                 os.chown(os.path.join(folder, "cgroup.procs"), owner, -1)
+                # no way into the slot, nor up from it, for the template holding its folder to clone a game there:
+                # it would read its games' cpu.stat (their CPU time), and other seats' (the kernel needs none of it)
+                os.chmod(folder, 0o700)
             self.slots.append({
                 "freeze": os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY),
                 "cpu": os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY),

@@ -22,6 +22,7 @@ from arena.cli import cli
 from arena.entrants import parse_spec
 from arena.match import InProcessBot, derive_seed, play_game
 from arena.plugins import get_plugins
+from arena.sandbox.probe import protections
 from arena.seating import SeatPool
 from arena_bots.random_bot import RandomBot
 from conftest import LIMITS, honest, play, reports, require
@@ -311,6 +312,16 @@ def test_a_template_that_keeps_what_a_request_brought_gets_no_game_started():
             (0, "crash", "start")]
         assert "its template kept" in record["faults"][0]["detail"], record["faults"][0]["detail"]
         assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def test_a_template_reads_nothing_through_the_cgroup_slot_a_request_brings():
+    """The template opens, through the slot folder each request brings (to clone the game's bot into it), the
+    slots' cpu.stat (its earlier games' CPU time) and looks up from it (other seats' cgroups): the slot's folder
+    lets no one but the runner look into it, so every open fails and every game is random's."""
+    require("namespaces", "cpu")
+    if not protections().own_user:
+        pytest.skip("bots share the runner's user id here: the slot's folder is theirs to look into (docs/security.md)")
+    assert games_of("kept", 4, peek=True) == [[]] * 4
 
 
 def test_with_threads_allowed_a_templates_threads_are_let_be_and_still_compute_nothing_while_others_think():

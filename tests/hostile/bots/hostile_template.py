@@ -37,7 +37,9 @@ its seed. With ``keep``, the template keeps a copy of every descriptor a
 request brings (the game's pipes, its cgroup slot's folder and
 ``cgroup.procs``) and at each later request reads through them what it can:
 the slots' ``cpu.stat`` (its games' CPU time) and what is left in a game's
-stdin (``hostile: {"kept": [...]}``). The bot itself plays like ``random`` (the same moves for the same seed).
+stdin (``hostile: {"kept": [...]}``); with ``peek`` it reads the same through
+the request's own descriptors before it forks the game, keeping none. The
+bot itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -316,9 +318,10 @@ KEPT_READ: list[str] = []  # what the template read through them, at each reques
 
 
 def _keeping_recv_fds(*args: Any) -> Any:
-    """In the template: read what the descriptors kept from earlier requests show, then keep this one's."""
+    """In the template: read what the descriptors kept from earlier requests show (with ``peek``, this
+    request's own), then keep this one's (with ``keep``)."""
     received = _recv_fds(*args)
-    for fd in KEPT_FDS:
+    for fd in KEPT_FDS + (list(received[1]) if OPTIONS.get("peek") else []):
         for name in ("cpu.stat", "../slot0/cpu.stat", "../slot1/cpu.stat"):
             try:
                 with open(os.open(name, os.O_RDONLY, dir_fd=fd), "rb") as handle:
@@ -326,11 +329,12 @@ def _keeping_recv_fds(*args: Any) -> Any:
             except OSError:
                 pass
         try:
-            os.set_blocking(fd, False)
-            KEPT_READ.append(os.read(fd, 200).decode())
-        except OSError:
+            if select.select([fd], [], [], 0)[0]:  # what is left unread in a game's stdin
+                KEPT_READ.append(os.read(fd, 200).decode())
+        except (OSError, ValueError):
             pass
-    KEPT_FDS.extend(os.dup(fd) for fd in received[1])
+    if OPTIONS.get("keep"):
+        KEPT_FDS.extend(os.dup(fd) for fd in received[1])
     return received
 
 
@@ -347,7 +351,7 @@ if CONTROL is not None:
         socket.recv_fds = _burning_recv_fds
     if OPTIONS.get("probes"):
         socket.recv_fds = _probing_recv_fds
-    if OPTIONS.get("keep"):
+    if OPTIONS.get("keep") or OPTIONS.get("peek"):
         socket.recv_fds = _keeping_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
@@ -360,7 +364,7 @@ class Bot:
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
-                 probes: bool = False, keep: bool = False) -> None:
+                 probes: bool = False, keep: bool = False, peek: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -377,7 +381,7 @@ class Bot:
             self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
         if OPTIONS.get("statuses"):
             print("hostile: " + json.dumps({"statuses": SEEN}), file=sys.stderr, flush=True)
-        if OPTIONS.get("keep"):
+        if OPTIONS.get("keep") or OPTIONS.get("peek"):
             print("hostile: " + json.dumps({"kept": KEPT_READ}), file=sys.stderr, flush=True)
         if OPTIONS.get("probes"):
             print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
