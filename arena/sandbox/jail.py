@@ -19,6 +19,7 @@ A game forked from a template mounts a new scratch over the template's
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 from typing import NamedTuple, Sequence
 
@@ -42,6 +43,25 @@ SCRATCH_INODES = 16384
 #: later game) by moving it. The kernel (5.8 and later) lets a user namespace mount this narrow view even
 #: where a full one would be refused, so a template's games mount theirs too
 PROC_OPTIONS = b"subset=pid"
+
+
+def proc_shows_processes_only() -> bool:
+    """Whether this kernel mounts a bot's ``/proc`` showing processes only (:data:`PROC_OPTIONS`, Linux 5.8);
+    an older one refuses the option, and the bot's ``/proc`` is then a full one (``arena sandbox`` says so)."""
+    try:
+        major, minor = (int(part) for part in os.uname().release.split(".")[:2])
+    except ValueError:
+        return True
+    return (major, minor) >= (5, 8)
+
+
+def _mount_proc(target: bytes) -> int:
+    """``mount(2)`` of a ``/proc`` at ``target`` showing processes only, or a full one on a kernel that does not
+    know the option (:func:`proc_shows_processes_only`); libc's result."""
+    result = int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS))
+    if result and ctypes.get_errno() == errno.EINVAL:
+        result = int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None))
+    return result
 
 #: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
 #: each game's bot would write pages that the bot then copies)
@@ -145,7 +165,8 @@ def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) ->
     root = "/newroot"
     for folder in ("/proc", "/tmp", "/dev/shm", HOME, SCRATCH):
         os.makedirs(root + folder, mode=0o755, exist_ok=True)
-    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS.decode())
+    if _mount_proc(os.fsencode(root + "/proc")):
+        _check(-1, "mount /proc")
     fresh_scratch(scratch_mb, owner, root)  # first: the bot's files may lie under /tmp, bound over it below
     for path in sorted(readable, key=lambda p: p.count(os.sep)):
         source = "/oldroot" + path
@@ -240,7 +261,7 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
 def mount_proc() -> None:
     """A ``/proc`` of this PID namespace over the one there (a game forked from a template), showing processes
     only (:data:`PROC_OPTIONS`)."""
-    if _libc_mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS):
+    if _mount_proc(b"/proc"):
         _check(-1, "mount /proc")
 
 

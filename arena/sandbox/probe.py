@@ -122,7 +122,9 @@ class Protections:
             ("files", "on", "at most 256 open files, each written file at most memory_mb, no core dumps"),
             ("own user id", *user),
             ("private filesystem", state(self.filesystem, "filesystem"),
-             "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"),
+             "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"
+             + ("; its /proc shows processes only, nothing of the machine" if jail.proc_shows_processes_only() else
+                "; its /proc is a full one (a kernel before 5.8): the machine's counters in it")),
             ("private IPC", state(self.has("ipc"), "ipc"), "own IPC namespace and /dev/shm: no shared memory "
              "or message queue with other bots" + ("; a Python bot's games share their template's, where the filter "
                                                   "refuses System V IPC and POSIX message queues"

@@ -13,6 +13,8 @@ closed on this kernel stays as strict expected failures (docs/security.md,
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import glob
 import json
 import os
@@ -269,3 +271,27 @@ def test_the_calls_that_watch_or_reach_other_processes_are_refused(kind):
                                                   "process_vm_readv", "madvise(MADV_MERGEABLE)",
                                                   "prctl(PR_SET_MEMORY_MERGE)"}
     assert set(tried[0].values()) == {"EPERM"}
+
+
+def test_on_a_kernel_before_5_8_a_bot_gets_a_full_proc_and_arena_sandbox_says_so(monkeypatch):
+    # such a kernel refuses subset=pid (EINVAL): the bot still gets a /proc, and the machine's counters are named
+    from arena.sandbox import jail, probe
+
+    tried = []
+
+    def old_kernel(source, target, fstype, flags, data):
+        tried.append(data)
+        if data:
+            ctypes.set_errno(errno.EINVAL)
+            return -1
+        return 0
+
+    monkeypatch.setattr(jail, "_libc_mount", old_kernel)
+    assert jail._mount_proc(b"/proc") == 0 and tried == [jail.PROC_OPTIONS, None]
+    rows = {name: meaning for name, _, meaning in probe.protections().rows()}
+    assert rows["private filesystem"].endswith("its /proc shows processes only, nothing of the machine")
+    monkeypatch.setattr(os, "uname", lambda: os.uname_result(("Linux", "old", "5.4.0-100-generic", "#1", "x86_64")))
+    assert not jail.proc_shows_processes_only()
+    rows = {name: meaning for name, _, meaning in probe.protections().rows()}
+    assert rows["private filesystem"].endswith("its /proc is a full one (a kernel before 5.8): the machine's counters "
+                                               "in it")
