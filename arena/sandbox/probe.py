@@ -143,7 +143,8 @@ class Protections:
             ("no new privileges", "on",
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),
             ("system-call filter", state(self.seccomp, "seccomp"),
-             "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules refused (EPERM); "
+             "seccomp: keyrings, file locks and watches, tracing, mounts, namespaces, modules, page-cache eviction "
+             "and probes refused (EPERM); "
              "sockets and System V IPC too for a Python bot's template and games"),
             ("fresh keyring", state(self.keyring, "keyring"),
              "a new, empty session keyring per bot: none of the runner's keys is possessed"),
