@@ -119,7 +119,7 @@ class ForkedGame:
 class TemplateLauncher(Launcher[ForkedGame]):
     """Forks each game's bot from a template started once (and again after it broke or ended).
 
-    :param wake: lets the seat's processes run (the template, and a game's bot made ahead, may be frozen).
+    :param wake: lets the seat's processes run (the template, and a game's bot asked for, may be frozen).
     """
 
     def __init__(self, *args: Any, wake: Callable[[], None], **kwargs: Any) -> None:
@@ -367,11 +367,12 @@ class TemplateLauncher(Launcher[ForkedGame]):
     def launch(self) -> None:
         """A fresh bot for this game, forked from the template (started first if need be).
 
-        Each game's bot is asked for one game ahead, right after the previous
-        one was collected: it is made while that game plays (in the other
-        cgroup slot: nothing of it is counted in that game's time), and waits,
-        reading nothing and running none of the bot's code, until its own
-        game. Here it is collected (the first game's, while the template starts).
+        Each game's bot is asked for once the previous one is reaped (at the end
+        of the previous game, :meth:`after_game`, or here, waiting for that reap
+        first): the template runs only while none of its games lives. It is made
+        in the other cgroup slot, and waits, reading nothing and running none of
+        the bot's code, until its game. Here it is collected (the first game's,
+        asked while the template starts).
         """
         self.error = None  # a new attempt (after a failed one, the template is started afresh)
         if self.pending is None:
@@ -383,12 +384,12 @@ class TemplateLauncher(Launcher[ForkedGame]):
         assert self.pending is not None  # _ask_fork asked, or failed with error
         number, ours = self.pending
         self.pending = None
-        self.wake()  # the template (and the bot made ahead) may have been frozen with the last game
+        self.wake()  # the template (and the bot asked for) may have been frozen with the last game
         self._await_template(number, ("forked", "error"))
         self._check_game(number, ours)
         reply = self.replies.get(number, {})
         for old in [game for game in self.replies if game < number]:
-            self._forget(old)  # earlier games' late exit statuses: nobody asks for them any more
+            self._forget(old)  # earlier games' answers: nobody asks for them any more
         # the bot's ids as this runner sees it and in its template's namespace, read from the pidfd the template
         # sent with it (never from the template's word, nor its list of children)
         pidfd = reply.pop("pidfd", None)

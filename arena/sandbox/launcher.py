@@ -148,7 +148,7 @@ class Launcher(ABC, Generic[P]):
         """Note what counts before a game's bot is killed (a template's CPU time so far)."""
 
     def after_game(self) -> None:
-        """Prepare the next game once this one ended (a template forks its bot ahead)."""
+        """Prepare the next game once this one ended (a template forks its bot once this one's is reaped)."""
 
     def close(self) -> None:
         """Free what outlives games (a template and its cgroup)."""
