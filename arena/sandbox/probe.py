@@ -135,7 +135,9 @@ class Protections:
              "a network namespace of its own (each game's too), no interface up"),
             ("private process tree", state(self.namespaces, "namespaces"),
              "PID namespace: the bot sees and signals only its own processes; all die with it"),
-            ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter",
+            ("fresh Python bot per game", "fork of a template" if self.fork_template else "new interpreter" + (
+                " (forking a template's games refused: a clone as its reaper's child, hidepid or ns_last_pid)"
+                if self.filesystem else ""),
              "a game's bot is forked from a template that imported it, in namespaces of its own, the child of "
              "the template's reaper: the template learns nothing of how its games end" + (
                  "" if self.core_cgroup else " (but when: without the freezer it runs beside them)")
