@@ -82,6 +82,37 @@ def test_one_and_two_workers_give_identical_records_and_ratings(tmp_path):
     assert (one / "leaderboard.md").read_text() == (two / "leaderboard.md").read_text()
 
 
+def test_workers_make_the_specs_they_play_and_store_what_an_in_process_run_stores(tmp_path, monkeypatch):
+    """A fresh run's main process makes no spec but the first (its sandbox says whether to pin workers): the
+    workers make the specs they play from the schedule they inherit. The records, keys and leaderboard are an
+    in-process run's (-j 0, which makes every spec itself)."""
+    from arena.runs import deals
+
+    made: list[tuple[int, int]] = []  # (process, first order) of each deal block made; a worker's are its own copy
+    real = deals.TableDeal.specs
+
+    def counted(self, first_order, rotations=None):
+        made.append((os.getpid(), first_order))
+        return real(self, first_order, rotations)
+
+    monkeypatch.setattr(deals.TableDeal, "specs", counted)
+    path = write_tournament(tmp_path, bots=MIXED, deals=3)
+    assert run(path, "-j", "2", "--sandbox", "none", "--results", "two").exit_code == 0
+    assert made == [(os.getpid(), 0)]
+    assert run(path, "-j", "0", "--sandbox", "none", "--results", "inline").exit_code == 0
+    two, inline = tmp_path / "two" / "cup", tmp_path / "inline" / "cup"
+    assert len(stored_records(two)) == 45 and stored_records(two) == stored_records(inline)
+    keys = []
+    for folder in (two, inline):
+        store = open_store(str(folder))
+        try:
+            keys.append(store.query("SELECT key FROM games ORDER BY current"))
+        finally:
+            store.close()
+    assert keys[0] == keys[1] and len(keys[0]) == 45
+    assert (two / "leaderboard.json").read_text() == (inline / "leaderboard.json").read_text()
+
+
 def test_a_rerun_resumes_without_playing_stored_games_again(tmp_path, plugins):
     tournament = load_tournament(write_tournament(tmp_path, bots=MIXED), plugins)
     first = run_tournament(tournament, plugins, jobs=2, sandbox="none", progress_stream=io.StringIO())

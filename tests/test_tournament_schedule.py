@@ -175,3 +175,27 @@ def test_a_schedules_specs_are_the_specs_their_fields_make(plugins):
         built = GameSpec(**{name: getattr(spec, name) for name in names})
         assert list(spec.__dict__) == names  # every field, no other
         assert spec == built and repr(spec) == repr(built) and spec.key == built.key
+
+
+@pytest.mark.parametrize("form", ["round-robin", "gauntlet"])
+def test_specs_made_when_asked_for_are_the_specs_made_at_once(plugins, form):
+    """A schedule's lazy specs (made by the workers that play them) equal, place by place, the list made before
+    the run: every field, every key, order equal to place; by index, negative index, slice and iteration."""
+    from arena.runs.deals import LazySpecs, orders_by_game
+
+    checked = tournament(plugins, RANDOMS, [{"name": "modern-art", "players": 3}, {"name": "silk-road", "players": 2}],
+                         form=form, deals=3)
+    secret = seeds.public_secret(checked.seed)
+    versions = {entrant.name: "v1" for entrant in checked.entrants}
+    schedule = build_schedule(checked, plugins, secret)
+    at_once = schedule.specs("none", plugins, secret, versions)
+    lazy = schedule.lazy_specs("none", plugins, secret, versions)
+    assert isinstance(lazy, LazySpecs) and len(lazy) == len(at_once) > 0
+    assert [lazy[place] for place in reversed(range(len(lazy)))] == at_once[::-1]  # asked for out of order
+    assert list(lazy) == at_once and lazy[-1] == at_once[-1] and lazy[3:9] == at_once[3:9]
+    assert [spec.key for spec in lazy] == [spec.key for spec in at_once]
+    assert all(spec.order == place for place, spec in enumerate(lazy))
+    assert orders_by_game(lazy) == orders_by_game(at_once) == {
+        game: [spec.order for spec in at_once if spec.game == game] for game in ("modern-art", "silk-road")}
+    with pytest.raises(IndexError):
+        lazy[len(lazy)]

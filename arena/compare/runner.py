@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from arena.compare.design import Design
 from arena.compare.report import render_json, render_markdown
@@ -128,7 +128,7 @@ def _compare_in(design: Design, run: Run, feed: BlockFeed, sprt: Sprt | None, ma
     stored: dict[str, StoredGame] = {}
     decided_before = False  # the stored games alone decided it: nothing is played
 
-    def reuse(specs: list[GameSpec], in_store: dict[str, StoredGame]) -> list[GameSpec]:
+    def reuse(specs: Sequence[GameSpec], in_store: dict[str, StoredGame]) -> Sequence[GameSpec]:
         """Say what changed; count the stored games of the current bots first, in schedule order."""
         nonlocal decided_before
         stored.update(in_store)

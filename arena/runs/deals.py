@@ -18,11 +18,12 @@ so a game id, a seed or a spec key means the same thing in both:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, cast
+from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 from arena.entrants import Entrant
 from arena.games.base import Game
@@ -111,3 +112,88 @@ class TableDeal:
                 "seed": seed, "bot_seeds": seated(self.bot_seeds), "limits": self.limits, "sandbox": self.sandbox,
                 "versions": seated(versions), "game_version": game_version}))
         return made
+
+
+@dataclass(frozen=True)
+class DealBlocks:
+    """One game's part of a schedule, deal block by deal block: ``count`` blocks of ``players`` games each,
+    block ``i`` being :meth:`TableDeal.specs` of ``make(i)`` (the games of one deal at one table)."""
+
+    game: str
+    players: int
+    count: int
+    make: Callable[[int], TableDeal]
+
+
+class LazySpecs(Sequence[GameSpec]):
+    """A schedule's specs, each made when it is first asked for (a deal block at a time), in schedule order.
+
+    A run of many workers made every spec in its main process before the
+    first game (12 us a game: the deal's shuffle, the bot seeds, the spec),
+    one after another at any ``-j``. A local pool's workers inherit this
+    table when they fork and are sent places in it: each worker makes the
+    specs of the games it plays, side by side with the others, and the main
+    process makes one only to name a game that failed. Spec ``i`` has order
+    ``i``: equal, field for field, to the ``i``-th of the list made at once
+    (tests/test_tournament_schedule.py).
+
+    The last :data:`KEPT_BLOCKS` blocks made are kept (a worker's chunk asks
+    for a block's games one after another); iterating makes every spec once.
+    """
+
+    #: blocks kept once made
+    KEPT_BLOCKS = 64
+
+    def __init__(self, parts: Sequence[DealBlocks]) -> None:
+        self.parts = tuple(parts)
+        self.starts: list[int] = []
+        total = 0
+        for part in self.parts:
+            self.starts.append(total)
+            total += part.players * part.count
+        self.total = total
+        self._made: dict[tuple[int, int], list[GameSpec]] = {}
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[place] for place in range(*index.indices(self.total))]
+        place = index + self.total if index < 0 else index
+        if not 0 <= place < self.total:
+            raise IndexError(f"spec {index} of a schedule of {self.total}")
+        part = bisect.bisect_right(self.starts, place) - 1
+        block, rotation = divmod(place - self.starts[part], self.parts[part].players)
+        made = self._made.get((part, block))
+        if made is None:
+            if len(self._made) >= self.KEPT_BLOCKS:
+                self._made.clear()
+            made = self._made[part, block] = self._block(part, block)
+        return made[rotation]
+
+    def __iter__(self) -> Iterator[GameSpec]:
+        for part, blocks in enumerate(self.parts):
+            for block in range(blocks.count):
+                yield from self._block(part, block)
+
+    def _block(self, part: int, block: int) -> list[GameSpec]:
+        blocks = self.parts[part]
+        return blocks.make(block).specs(self.starts[part] + block * blocks.players)
+
+    def orders_by_game(self) -> dict[str, list[int]]:
+        """Each game's orders in the schedule, no spec made."""
+        orders: dict[str, list[int]] = {}
+        for start, part in zip(self.starts, self.parts):
+            orders.setdefault(part.game, []).extend(range(start, start + part.players * part.count))
+        return orders
+
+
+def orders_by_game(specs: Sequence[GameSpec]) -> dict[str, list[int]]:
+    """Each game's orders among ``specs``, in their order (of a :class:`LazySpecs`, without making a spec)."""
+    if isinstance(specs, LazySpecs):
+        return specs.orders_by_game()
+    orders: dict[str, list[int]] = {}
+    for spec in specs:
+        orders.setdefault(spec.game, []).append(spec.order)
+    return orders

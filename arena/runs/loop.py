@@ -19,14 +19,16 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TextIO, cast
 
 from arena.errors import StoreError
 from arena.runs.checkpoint import Checkpointer
 from arena.runs.logs import RunLog
 from arena.runs.pools import Pool
 from arena.runs.spec import FinishedGame, GameSpec
+from arena.runs.deals import LazySpecs
 from arena.runs.pools.inline import InlinePool
+from arena.runs.pools.local import LocalPool
 from arena.runs.store import Store, StoredGame, game_rows, remove_store, store_path
 from arena.runs.writer import RATE_ASIDE_FROM_JOBS, StoreWriter, WriterTask
 
@@ -319,20 +321,25 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
     that stores in this process (``-j 0``), or has nothing to play, does not do it (its result is never received).
     """
     stored = store.stored_games() if stored is None else stored
+    pending: Sequence[GameSpec]
     if stored:
         store.mark_current({spec.key: spec.order for spec in specs})
         pending = [spec for spec in specs if spec.key not in stored]
+    elif isinstance(specs, LazySpecs) and isinstance(pool, LocalPool):
+        pending = specs  # the workers make the specs they play (keys included); this process makes none
     else:  # nothing to reuse or set aside: the keys are left to the workers, which store them with the games
         pending = list(specs)
     outcome = RunOutcome(folder, len(specs), reused=len(specs) - len(pending))
     if not pending:
         return outcome
 
-    def handed_out() -> Iterator[GameSpec]:
-        for spec in pending:
+    def handed_out() -> Iterator[GameSpec | int]:
+        """The specs to play, or their places in ``pending`` when it makes them only when asked for."""
+        tasks: Iterable[GameSpec | int] = range(len(pending)) if isinstance(pending, LazySpecs) else pending
+        for task in tasks:
             if not keep_going() or (stop_on_failure and outcome.failed):
                 return
-            yield spec
+            yield task
 
     run_log = RunLog(os.path.join(folder, LOG_FILE))
     writer: StoreWriter | None = None
@@ -346,7 +353,9 @@ def run_schedule(specs: Sequence[GameSpec], pool: Pool, store: Store, progress: 
         sink = _Sink(store, outcome, progress, on_game, run_log, writer)
         with _stop_on_signals(pool, outcome):
             try:
-                outcome.interrupted = pool.run(handed_out(), sink, len(pending), table=pending)
+                # places (ints) go only to a LocalPool, the one pool given a LazySpecs table (it takes either)
+                tasks = cast(Iterator[GameSpec], handed_out())
+                outcome.interrupted = pool.run(tasks, sink, len(pending), table=pending)
             finally:
                 try:
                     try:

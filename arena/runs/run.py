@@ -73,9 +73,9 @@ class Observer(Protocol):
 
 
 #: step 9's hook: given the specs and the stored games, say what is reused; the specs to play (changed or not)
-Reuse = Callable[[list[GameSpec], dict[str, StoredGame]], list[GameSpec]]
+Reuse = Callable[[Sequence[GameSpec], dict[str, StoredGame]], Sequence[GameSpec]]
 #: step 11's hook: the observer of the specs to play, given the stored games
-Observe = Callable[[list[GameSpec], dict[str, StoredGame]], Observer]
+Observe = Callable[[Sequence[GameSpec], dict[str, StoredGame]], Observer]
 
 
 @dataclass
@@ -96,7 +96,7 @@ class Run:
         """The run's display, named after it (``label`` added: a ladder's game and round)."""
         return make_progress(f"{self.name}{label}", tally, self.progress_stream, self.progress_every)
 
-    def play(self, specs: list[GameSpec], *, meta: Mapping[str, Any] | None = None, reuse: Reuse | None = None,
+    def play(self, specs: Sequence[GameSpec], *, meta: Mapping[str, Any] | None = None, reuse: Reuse | None = None,
              observe: Observe | None = None, keep_going: Callable[[], bool] = lambda: True,
              stop_on_failure: bool = False) -> RunOutcome:
         """Steps 8-12: keep the meta, read what is stored, tally it, show progress, play what is not stored.

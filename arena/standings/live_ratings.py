@@ -37,6 +37,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
+from arena.runs.deals import orders_by_game
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import GameRows, Store, StoredGame
 from arena.runs.writer import Placing, placings
@@ -162,10 +163,10 @@ class LiveRatings:
         """The rating of ``specs`` for the run's writer, reused games first (``stored``: the stored games now)."""
         self.store = store
         self.rater = rater
+        self.orders = orders_by_game(specs)  # with nothing stored, nothing is settled: no spec is looked at
         by_game: dict[str, list[GameSpec]] = {}
-        for spec in specs:
+        for spec in specs if stored else ():
             by_game.setdefault(spec.game, []).append(spec)
-        self.orders = {game: [spec.order for spec in game_specs] for game, game_specs in by_game.items()}
         self.settled = {game: ratings for game, game_specs in by_game.items()
                         if (ratings := self._settled_ratings(game, game_specs, stored))}
         #: per game whose every game was played in this run, its seats in schedule order (set by :meth:`finish`)

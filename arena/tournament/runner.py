@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 from arena.errors import SandboxError
 from arena.plugins import Plugins
@@ -103,7 +103,7 @@ def _run(tournament: Tournament, plugins: Plugins, run: Run, sandbox: str, annou
         return run_ladder(tournament, plugins, schedule, run.store, run.secret, run.versions, sandbox, run.pool,
                           run.folder, lambda label, tally: run.progress(tally, f" {label}"), announce)
 
-    def reuse(specs: list[GameSpec], stored: dict[str, StoredGame]) -> list[GameSpec]:
+    def reuse(specs: Sequence[GameSpec], stored: dict[str, StoredGame]) -> Sequence[GameSpec]:
         """Keep games of an older engine (``--keep-stale``), then say what is reused and what changed."""
         stale_kept: dict[str, int] = {}
         if keep_stale:
@@ -112,7 +112,7 @@ def _run(tournament: Tournament, plugins: Plugins, run: Run, sandbox: str, annou
             announce(line)
         return specs
 
-    specs = schedule.specs(sandbox, plugins, run.secret, run.versions)
+    specs = schedule.lazy_specs(sandbox, plugins, run.secret, run.versions)  # made by the workers that play them
     return run.play(specs, meta={"plan": schedule.summary()}, reuse=reuse,
                     observe=lambda specs, stored: LiveRatings(specs, run.store, tournament.rating, stored))
 

@@ -38,7 +38,7 @@ from typing import Any, Sequence, TypeVar
 from arena.entrants import Entrant
 from arena.formats.sampled import sampled_tables
 from arena.plugins import Plugins
-from arena.runs.deals import TableDeal, deal, position_seeds
+from arena.runs.deals import Deal, DealBlocks, LazySpecs, TableDeal, deal, position_seeds
 from arena.runs.spec import GameSpec
 from arena.tournament.config import GameEntry, Tournament
 
@@ -105,6 +105,11 @@ class Schedule:
             specs += game_specs(self.tournament, plan, plugins, secret, versions, sandbox, first_order=len(specs))
         return specs
 
+    def lazy_specs(self, sandbox: str, plugins: Plugins, secret: bytes, versions: dict[str, str]) -> LazySpecs:
+        """The same specs as :meth:`specs`, each made when first asked for (:class:`~arena.runs.deals.LazySpecs`)."""
+        return LazySpecs([_deal_blocks(self.tournament, plan, plugins, secret, versions, sandbox)
+                          for plan in self.plans])
+
     def summary(self, drawn: dict[str, list[GamePlan]] | None = None) -> dict[str, Any]:
         """The plan as plain JSON, kept in the store: per game its tables and who was left out.
 
@@ -145,6 +150,26 @@ def game_specs(tournament: Tournament, plan: GamePlan, plugins: Plugins, secret:
                                  tournament.limits, sandbox, versions)
             specs += at_table.specs(first_order + len(specs))
     return specs
+
+
+def _deal_blocks(tournament: Tournament, plan: GamePlan, plugins: Plugins, secret: bytes, versions: dict[str, str],
+                 sandbox: str) -> DealBlocks:
+    """:func:`game_specs` as deal blocks made when asked for: block ``i`` is table ``i // deals``'s deal
+    ``i % deals + 1``."""
+    game = plugins.game(plan.entry.name)
+    players, options = plan.entry.players, plan.entry.options
+    shuffled: dict[int, Deal] = {}
+
+    def make(block: int) -> TableDeal:
+        table, number = plan.tables[block // plan.deals], block % plan.deals + 1
+        one = shuffled.get(number)
+        if one is None:
+            one = shuffled[number] = deal(secret, game, players, options, number)
+        return TableDeal(tournament.name, game.name, options, table.label, table.entrants, one,
+                         position_seeds(secret, game.name, table.label, number, players), tournament.limits,
+                         sandbox, versions)
+
+    return DealBlocks(game.name, players, len(plan.tables) * plan.deals, make)
 
 
 def labelled(game: str, groups: list[tuple[Entrant, ...]], prefix: str = "") -> tuple[Table, ...]:

@@ -50,6 +50,7 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
+from arena.runs.deals import LazySpecs
 from arena.runs.logs import abandon_log_queue, use_fork
 from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import BriefChunk, BriefSink, FinishedGame, GameSpec, Outcome, PackedChunk, PackedSink, Sink
@@ -234,10 +235,10 @@ class LocalPool:
         self.packed_sink: PackedSink | None = None  # the sink, when it takes a chunk's games packed in one piece
         self.brief_sink: BriefSink | None = None  # the sink, when it needs no record (BriefChunk)
         self.links: dict[multiprocessing.connection.Connection, Any] = {}  # main's end -> process
-        self.held: dict[Any, dict[int, GameSpec]] = {}  # process -> specs it holds, in the order given
+        self.held: dict[Any, dict[int, GameSpec | int]] = {}  # process -> specs (or places) it holds, in order
         self.chunks: dict[Any, list[int]] = {}  # process -> games left in each chunk it holds, oldest first
         self.timing = BatchSizer(CHUNK_SECONDS, CHUNK_GAMES)
-        self.returned: list[GameSpec] = []  # specs a dead worker held but had not started
+        self.returned: list[GameSpec | int] = []  # specs (or places) a dead worker held but had not started
         self.spawned = 0
         self.cores = sorted(os.sched_getaffinity(0))
         self.core_of: dict[Any, int | None] = {}  # process -> the core it is pinned to
@@ -272,12 +273,16 @@ class LocalPool:
         taken = {self.core_of[process] for process in self.links.values()}
         return next(core for core in self.cores if core not in taken)
 
-    def _give(self, conn: Any, tasks: Iterator[GameSpec]) -> None:
+    def _spec(self, task: GameSpec | int) -> GameSpec:
+        """The spec of a task: itself, or the spec at its place in the table (made now if the table is lazy)."""
+        return self.table[task] if isinstance(task, int) else task
+
+    def _give(self, conn: Any, tasks: Iterator[GameSpec | int]) -> None:
         """Top up one worker to its share of chunks, or tell it to finish when no task is left."""
         process = self.links[conn]
         held, chunks = self.held[process], self.chunks[process]
         while len(chunks) < CHUNKS_PER_WORKER:
-            chunk: list[GameSpec] = []
+            chunk: list[GameSpec | int] = []
             wanted = self.timing.games_wanted()
             if self.left is not None:  # near the end, a chunk holds at most its share of what is left
                 wanted = min(wanted, max(1, self.left // (CHUNKS_PER_WORKER * len(self.links))))
@@ -299,7 +304,7 @@ class LocalPool:
             if self.left is not None:
                 self.left -= len(chunk)
             for task in chunk:
-                held[task.order] = task
+                held[task if isinstance(task, int) else task.order] = task  # a lazy table's place is its order
             chunks.append(len(chunk))
             self._send(conn, message)
 
@@ -311,7 +316,7 @@ class LocalPool:
         except OSError:
             pass  # the worker died; its sentinel tells the loop
 
-    def run(self, specs: Iterable[GameSpec], sink: Sink, expected: int | None = None,
+    def run(self, specs: Iterable[GameSpec | int], sink: Sink, expected: int | None = None,
             table: Sequence[GameSpec] = ()) -> bool:
         """Play every spec; True when stopped early (:meth:`stop`), False when all were played.
 
@@ -320,18 +325,21 @@ class LocalPool:
         specs that will come (the run's schedule): the workers inherit it when
         they fork, and a spec of it goes to a worker as its place in it, not
         pickled (pickling every spec cost the main process more than a fast
-        game's bookkeeping). Whatever happens (an error in the sink
+        game's bookkeeping). A table that makes its specs when asked
+        (:class:`~arena.runs.deals.LazySpecs`) comes with places in it for
+        ``specs``, not specs: the workers make what they play, and this
+        process makes a spec only to name a game that failed. Whatever happens (an error in the sink
         included), the workers are stopped before it returns.
         """
         self.table = table
-        self.places = {id(spec): place for place, spec in enumerate(table)}
+        self.places = {} if isinstance(table, LazySpecs) else {id(spec): place for place, spec in enumerate(table)}
         self.left = expected
         tasks = iter(specs)
         first = next(tasks, None)
         if first is None:
             return False
         tasks = itertools.chain([first], tasks)
-        self.pinned = first.sandbox != "none" and self.jobs <= len(self.cores)
+        self.pinned = self._spec(first).sandbox != "none" and self.jobs <= len(self.cores)
         self.sink = sink
         self.packed_sink = sink if isinstance(sink, PackedSink) else None
         self.brief_sink = sink if self.packed_sink is not None and isinstance(sink, BriefSink) and sink.brief \
@@ -360,7 +368,7 @@ class LocalPool:
         """Ask the run to stop soon (Ctrl-C, SIGTERM): games being played are abandoned."""
         self.stop_requested = True
 
-    def _wait_once(self, tasks: Iterator[GameSpec] | None) -> None:
+    def _wait_once(self, tasks: Iterator[GameSpec | int] | None) -> None:
         sentinels = {process.sentinel: process for process in self.links.values()}
         ready = multiprocessing.connection.wait([*self.links, *sentinels], timeout=self.tick)
         if not ready:
@@ -378,7 +386,7 @@ class LocalPool:
         assert self.sink is not None, "run() sets the sink"
         return self.sink
 
-    def _receive(self, conn: Any, tasks: Iterator[GameSpec] | None) -> bool:
+    def _receive(self, conn: Any, tasks: Iterator[GameSpec | int] | None) -> bool:
         """Handle one message from a worker (a chunk's outcomes); False when its pipe is closed (the worker is gone)."""
         try:
             message: list[Outcome] | PackedChunk | BriefChunk = conn.recv()
@@ -398,7 +406,7 @@ class LocalPool:
             outcomes = message
         finished: list[FinishedGame] = []
         for outcome in outcomes:
-            spec = held.pop(outcome.order)
+            spec = self._spec(held.pop(outcome.order))
             chunks[0] -= 1
             if not chunks[0]:
                 chunks.pop(0)
@@ -415,12 +423,12 @@ class LocalPool:
             self._give(conn, tasks)
         return True
 
-    def _brief(self, message: BriefChunk, held: dict[int, GameSpec], chunks: list[int]) -> None:
+    def _brief(self, message: BriefChunk, held: dict[int, GameSpec | int], chunks: list[int]) -> None:
         """A brief chunk: its games no longer held by the worker, its failures told, the rest handed on whole."""
         for order in message.orders:
             del held[order]
         for order, failure in message.failures:
-            self._sink.failed(held.pop(order), failure)
+            self._sink.failed(self._spec(held.pop(order)), failure)
         left = len(message.orders) + len(message.failures)
         while left and chunks:
             taken = min(left, chunks[0])
@@ -432,7 +440,7 @@ class LocalPool:
         if message.orders and self.brief_sink is not None:
             self.brief_sink.done_brief(len(message.orders), message.tally, message.rows, message.lines)
 
-    def _bury(self, process: Any, tasks: Iterator[GameSpec] | None) -> None:
+    def _bury(self, process: Any, tasks: Iterator[GameSpec | int] | None) -> None:
         """A worker exited: drain what it sent, fail the game it was playing, replace it.
 
         The game it died in is the one its shared ``playing`` value names; the
@@ -454,7 +462,7 @@ class LocalPool:
         if held:
             # the game it was playing, else (it died between games) the first it held; the others, played but
             # not sent or never started, are played again (a game is a function of its spec)
-            playing = held.pop(order) if order in held else held.pop(next(iter(held)))
+            playing = self._spec(held.pop(order) if order in held else held.pop(next(iter(held))))
             unstarted = list(held.values())
             log.error("worker %s died (exit code %s) while playing game %s", process.name, process.exitcode,
                       playing.id)
