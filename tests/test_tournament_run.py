@@ -99,6 +99,10 @@ def test_workers_make_the_specs_they_play_and_store_what_an_in_process_run_store
     path = write_tournament(tmp_path, bots=MIXED, deals=3)
     assert run(path, "-j", "2", "--sandbox", "none", "--results", "two").exit_code == 0
     assert made == [(os.getpid(), 0)]
+    made.clear()
+    again = run(path, "-j", "2", "--sandbox", "none", "--results", "two")  # a rerun reads every spec's key
+    assert again.exit_code == 0 and "0 to play" in again.output
+    assert sorted(made) == [(os.getpid(), order) for order in range(0, 45, 3)]  # each deal block made once
     assert run(path, "-j", "0", "--sandbox", "none", "--results", "inline").exit_code == 0
     two, inline = tmp_path / "two" / "cup", tmp_path / "inline" / "cup"
     assert len(stored_records(two)) == 45 and stored_records(two) == stored_records(inline)

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence, TextIO
 
 from arena.entrants import Entrant
 from arena.plugins import Plugins
+from arena.runs.deals import LazySpecs
 from arena.runs.folders import check_results_folder
 from arena.runs.loop import Progress, RunOutcome, results_folder, run_schedule
 from arena.runs.pools import Pool, open_pool
@@ -110,6 +111,8 @@ class Run:
         """
         self.store.set_meta({**(meta or {}), "total": len(specs), "versions": self.versions})
         stored = self.store.stored_games()
+        if stored and isinstance(specs, LazySpecs):  # every spec's key is read, several times: made once, here
+            specs = list(specs)
         if reuse is not None:
             specs = reuse(specs, stored)
         reused = sum(spec.key in stored for spec in specs) if stored else 0  # keys: see run_schedule
