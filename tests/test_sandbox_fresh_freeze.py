@@ -43,14 +43,17 @@ class Bot:
 
 
 def _open(tmp_path):
-    """A fresh seat of the quick bot: its template starts now and is asked for its first game's bot."""
-    (tmp_path / "quick_bot.py").write_text(BOT)
+    """A fresh seat of the quick bot (written first, once: :func:`_fresh_seats`): its template starts now and is
+    asked for its first game's bot."""
     plugins = get_plugins()
     return open_process_bot(parse_spec("quick=py:quick_bot:Bot", plugins, base_dir=str(tmp_path)),
                             Limits(start_ms=5000), plugins)
 
 
 def _fresh_seats(tmp_path, count):
+    # written once before any template starts: written again per seat, it was emptied while an earlier seat's
+    # template imported it, which then found no Bot (under load)
+    (tmp_path / "quick_bot.py").write_text(BOT)
     seats = [_open(tmp_path) for _ in range(count)]
     for seat in seats:
         seat.start(START, 5000)
