@@ -62,15 +62,20 @@ def hostile_keys(name: str = KEY_NAME) -> set[str]:
         return {line.split()[0] for line in handle.read().splitlines() if name in line}
 
 
+#: seconds the kernel's key garbage collector may take to free the keys of bots that are gone: it runs as a
+#: deferred job after RCU grace periods, about 1 s on a quiet machine and over 2 s under load (a 2 s wait failed)
+KEY_GC_S = 30
+
+
 def keys_left(before: set[str]) -> set[str]:
-    """The hostile keys in the kernel that were not there ``before``, after the kernel's garbage collector had
-    a moment (keys of an older run are not this test's)."""
-    for _ in range(20):
+    """The hostile keys in the kernel that were not there ``before``, once the kernel's garbage collector freed
+    what it will (empty as soon as it has; keys of an older run are not this test's)."""
+    deadline = time.monotonic() + KEY_GC_S
+    while True:
         left = hostile_keys() - before
-        if not left:
-            break
-        time.sleep(0.1)
-    return left
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
 
 
 def filter_off(monkeypatch) -> None:
