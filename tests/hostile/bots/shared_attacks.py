@@ -413,16 +413,42 @@ def futex_send(args: list[str]) -> None:
     if _tick() % 2 == 0:
         if waiter is None or not waiter.is_alive():
             threading.stack_size(1 << 16)
-            waiter = threading.Thread(target=_futex, args=(address, FUTEX_WAIT, value), daemon=True)
+            STATE["calling"] = False
+            waiter = threading.Thread(target=_wait_on, args=(address, value), daemon=True)
             waiter.start()
             STATE["waiter"] = waiter
-            time.sleep(0.01)  # until it waits
+            _until_waiting(waiter)
         report(sent=1)
     else:
         while waiter is not None and waiter.is_alive():
             _futex(address, FUTEX_WAKE, 1)
             waiter.join(0.01)
         report(sent=0)
+
+
+def _wait_on(address: int, value: int) -> None:
+    """The waiter thread: say it is about to wait, then wait on ``address`` until woken."""
+    STATE["calling"] = True
+    _futex(address, FUTEX_WAIT, value)
+
+
+def _until_waiting(waiter: threading.Thread) -> None:
+    """Return once ``waiter`` sleeps in its futex wait, not after a moment that a loaded machine may outlast
+    (answered before its thread waits, the bot is frozen with nobody waiting and the probe wakes nobody): it said
+    it calls, and its /proc/self/task/TID/stat (readable even to a bot that is not dumpable) says it sleeps at two
+    looks with this thread's sleep between (asleep for the interpreter's lock, it would take it in that sleep)."""
+    path = f"/proc/self/task/{waiter.native_id}/stat"
+    deadline = time.monotonic() + 5
+    asleep = 0
+    while waiter.is_alive() and time.monotonic() < deadline and asleep < 2:
+        try:
+            with open(path) as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            time.sleep(0.01)
+            return
+        asleep = asleep + 1 if STATE.get("calling") and state == "S" else 0
+        time.sleep(0.001)
 
 
 def futex_probe(args: list[str]) -> None:
