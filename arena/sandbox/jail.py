@@ -3,8 +3,8 @@
 Built in the bot's own mount namespace, as bubblewrap does it: a tmpfs
 becomes the new root, holding only mount points; the runtime (``/usr``, the
 libraries, the Python prefix), a few files of ``/etc`` and the bot's own files
-are bind-mounted into it read-only at their own paths; a fresh ``/proc``
-that shows processes only (:data:`PROC_OPTIONS`); ``/dev`` holds only
+are bind-mounted into it read-only at their own paths; a fresh, full ``/proc``
+of its own PID namespace (:func:`mount_proc`); ``/dev`` holds only
 ``null``, ``zero``, ``full``, ``random`` and ``urandom``.
 What is not listed does not exist for the bot: results folders, the
 tournament's folder, home folders, other bots' files.
@@ -19,7 +19,6 @@ A game forked from a template mounts a new scratch over the template's
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 from typing import NamedTuple, Sequence
 
@@ -37,31 +36,16 @@ SCRATCH = "/.scratch"
 HOME = "/home/bot"
 #: inodes of the scratch tmpfs (each costs kernel memory the size cap does not see)
 SCRATCH_INODES = 16384
-#: a bot's ``/proc`` shows processes (its own PID namespace's) and nothing of the machine: no ``loadavg``,
-#: ``stat``, ``meminfo``, ``vmstat``, ``pressure``, ``sys``, ``locks``, ... Each of those shows a count that
-#: every process moves (threads, forks, free memory, open files), so that one bot could signal another (or a
-#: later game) by moving it. The kernel (5.8 and later) lets a user namespace mount this narrow view even
-#: where a full one would be refused, so a template's games mount theirs too
-PROC_OPTIONS = b"subset=pid"
-
-
-def proc_shows_processes_only() -> bool:
-    """Whether this kernel mounts a bot's ``/proc`` showing processes only (:data:`PROC_OPTIONS`, Linux 5.8);
-    an older one refuses the option, and the bot's ``/proc`` is then a full one (``arena sandbox`` says so)."""
-    try:
-        major, minor = (int(part) for part in os.uname().release.split(".")[:2])
-    except ValueError:
-        return True
-    return (major, minor) >= (5, 8)
 
 
 def _mount_proc(target: bytes) -> int:
-    """``mount(2)`` of a ``/proc`` at ``target`` showing processes only, or a full one on a kernel that does not
-    know the option (:func:`proc_shows_processes_only`); libc's result."""
-    result = int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, PROC_OPTIONS))
-    if result and ctypes.get_errno() == errno.EINVAL:
-        result = int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None))
-    return result
+    """``mount(2)`` of a full ``/proc`` of this PID namespace at ``target``; libc's result.
+
+    Full, not ``subset=pid`` (processes only): what honest bots and their libraries read is there (psutil reads
+    ``/proc/stat`` at import, ``os.getloadavg()`` ``/proc/loadavg``, Node's ``os.cpus()`` ``/proc/cpuinfo``), and
+    hiding the machine's counters would not close the channel they make between bots, which stays open through
+    ``sysinfo(2)`` and the other routes docs/security.md lists ("What the kernel still shares")."""
+    return int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None))
 
 #: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
 #: each game's bot would write pages that the bot then copies)
@@ -151,7 +135,7 @@ def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> 
 
 def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
     global _ipc_limited
-    _ipc_limited = _write_ipc_limits(scratch_mb)  # while /proc/sys is still there (the bot's /proc shows none)
+    _ipc_limited = _write_ipc_limits(scratch_mb)  # once, before the root is built (limit_ipc says what it found)
     os.umask(0o022)  # the runner's umask (e.g. 077 for results) must not close the root's folders to the bot
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     base = "/tmp"  # covered by a tmpfs in this namespace only; the host's /tmp stays under /oldroot/tmp
@@ -259,8 +243,7 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
 
 
 def mount_proc() -> None:
-    """A ``/proc`` of this PID namespace over the one there (a game forked from a template), showing processes
-    only (:data:`PROC_OPTIONS`)."""
+    """A full ``/proc`` of this PID namespace over the one there (a game forked from a template)."""
     if _mount_proc(b"/proc"):
         _check(-1, "mount /proc")
 
@@ -273,7 +256,7 @@ def limit_ipc(memory_mb: int) -> bool:
     """Cap System V shared memory in this IPC namespace at ``memory_mb`` (needs its owner's privilege).
 
     False where the kernel refuses (a runner that is not root). After :func:`enter_root`, which caps it
-    itself before the bot's ``/proc`` hides ``/proc/sys``, it says what that found.
+    itself before it builds the bot's root, it says what that found.
     """
     if _ipc_limited is not None:
         return _ipc_limited
