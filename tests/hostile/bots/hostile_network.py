@@ -36,7 +36,7 @@ def try_sockets() -> dict:
     socket tried: ``made`` (and, for a UNIX one, bound to an abstract name and listening), or its error."""
     outcome: dict = {}
     try:
-        with open("/proc/self/net/unix") as handle:  # /proc/net itself is hidden from a bot (its /proc shows processes)
+        with open("/proc/self/net/unix") as handle:  # its own network namespace's (what /proc/net shows too)
             outcome["/proc/net/unix"] = len(handle.readlines()) - 1  # sockets listed (the first line is a header)
     except OSError as error:
         outcome["/proc/net/unix"] = type(error).__name__
