@@ -386,8 +386,12 @@ CHROMIUM_NEEDED = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="ne
 
 
 def start_serving(command: list[str], cwd: Path) -> tuple[subprocess.Popen, str]:
-    """Start ``arena ...`` with --serve; its process and the address it printed once."""
-    process = subprocess.Popen([sys.executable, "-m", "arena", *command, "--serve", "--port", "0"], cwd=cwd,
+    """Start ``arena ...`` with --serve; its process and the address it printed once. Ctrl-C (:func:`stop`) is
+    not ignored in it, whatever started these tests (a shell's background job ignores it, and so would arena)."""
+    default_ctrl_c = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                      "os.execv(sys.argv[1], sys.argv[1:])")
+    process = subprocess.Popen([sys.executable, "-c", default_ctrl_c, sys.executable, "-m", "arena", *command,
+                                "--serve", "--port", "0"], cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     lines = []
