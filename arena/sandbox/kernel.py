@@ -43,20 +43,28 @@ def not_dumpable() -> None:
     prctl(PR_SET_DUMPABLE, 0)
 
 
-def _fdinfo_pid(fd: int) -> int | None:
-    """The ``Pid:`` of descriptor ``fd``'s fdinfo (a pidfd's: its process's id here, -1 once it is gone), None
-    when it has none (not a pidfd) or cannot be read: three system calls, no file object (the runner asks
-    this three times a fresh game)."""
+def _fdinfo(fd: int) -> bytes | None:
+    """This process's ``/proc/self/fdinfo/FD``, after a newline (so that every field follows one), or None
+    when it cannot be read: three system calls, no file object."""
     try:
         fd_info = os.open(f"/proc/self/fdinfo/{fd}", os.O_RDONLY)
     except OSError:
         return None
     try:
-        text = b"\n" + os.read(fd_info, 4096)
+        return b"\n" + os.read(fd_info, 4096)
     except OSError:
         return None
     finally:
         os.close(fd_info)
+
+
+def _fdinfo_pid(fd: int) -> int | None:
+    """The ``Pid:`` of descriptor ``fd``'s fdinfo (a pidfd's: its process's id here, -1 once it is gone), None
+    when it has none (not a pidfd) or cannot be read: three system calls, no file object (the runner asks
+    this three times a fresh game)."""
+    text = _fdinfo(fd)
+    if text is None:
+        return None
     at = text.find(b"\nPid:")
     if at < 0:
         return None
@@ -70,16 +78,9 @@ def pidfd_ids(pidfd: int) -> tuple[int, ...] | None:
     """The ids of the process behind ``pidfd`` in this process's PID namespace and each one below it down to
     its own (its fdinfo's ``NSpid:``: a game's bot's id here, in its template's namespace, then 1); None once
     it is gone, or not a pidfd."""
-    try:
-        fd_info = os.open(f"/proc/self/fdinfo/{pidfd}", os.O_RDONLY)
-    except OSError:
+    text = _fdinfo(pidfd)
+    if text is None:
         return None
-    try:
-        text = os.read(fd_info, 4096)
-    except OSError:
-        return None
-    finally:
-        os.close(fd_info)
     at = text.find(b"\nNSpid:")
     if at < 0:
         return None
