@@ -192,6 +192,8 @@ def hierarchies() -> Hierarchies:
     return Hierarchies(memory, pids, core, memory_v2, memory_off)
 
 
+#: the leaf of a template's cgroup holding the template itself (its cell: :class:`arena.sandbox.freezer.TemplateCell`)
+CELL = "template"
 #: the leaf a runner moves its own cgroup's processes into, so that controllers can be enabled below it
 RUNNER_LEAF = "arena-runner"
 
@@ -307,7 +309,11 @@ class BotCgroup:
         slot (see :func:`arena.sandbox.limits.fork_game`), which then holds that game alone: what is timed
         and frozen. ``owner``: the template's user id, allowed to start processes in the slots (it may
         write their ``cgroup.procs`` and this folder's, their common ancestor's; no other file, and it may not
-        look into a slot's folder: the one it is sent for each game names nothing it can open)."""
+        look into a slot's folder: the one it is sent for each game names nothing it can open). None: the
+        template has the runner's user id (an unprivileged runner), so it owns the slots' folders as the runner
+        does and any handle on one would open its files (``cpu.stat``: its earlier games' CPU time, whatever the
+        folder's mode): it is sent, with each slot's ``cgroup.procs``, its own cell's (:data:`CELL`, made
+        first) to move back to once it forked the game there, and never a folder."""
         if not self.core or self.slots:
             return
         os.close(self.freeze_fd)
@@ -325,7 +331,8 @@ class BotCgroup:
                 "freeze": os.open(os.path.join(folder, "cgroup.freeze"), os.O_WRONLY),
                 "cpu": os.open(os.path.join(folder, "cpu.stat"), os.O_RDONLY),
                 "procs": os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY),
-                "folder": os.open(folder, os.O_PATH | os.O_DIRECTORY),
+                "folder": os.open(folder, os.O_PATH | os.O_DIRECTORY) if owner is not None else
+                os.open(os.path.join(self.core, CELL, "cgroup.procs"), os.O_WRONLY),
             })
         self.use_slot(0)
 
@@ -337,7 +344,8 @@ class BotCgroup:
         self.freeze_fd, self.cpu_fd = slot["freeze"], slot["cpu"]
 
     def slot_fds(self, number: int) -> list[int]:
-        """Slot ``number``'s open ``cgroup.procs`` and folder, sent to the template with a game's request."""
+        """Slot ``number``'s open ``cgroup.procs`` and folder (or the template's cell's ``cgroup.procs``: see
+        :meth:`open_slots`), sent to the template with a game's request."""
         slot = self.slots[number % 2]
         return [slot["procs"], slot["folder"]]
 

@@ -28,7 +28,7 @@ import signal
 import threading
 from typing import Any
 
-from arena.sandbox.cgroups import BotCgroup
+from arena.sandbox.cgroups import CELL, BotCgroup
 
 #: CPU (ns) a bot's processes may use since its last answer beyond what its decision's wall time explains
 #: before it is frozen between its turns: the tail of its answer, and the kernel's lag in counting a task that
@@ -124,7 +124,7 @@ class TemplateCell:
     bot, so that a template (the bot's code, between games) computes nothing for free."""
 
     def __init__(self, cgroup: BotCgroup, pid: int) -> None:
-        folder = cgroup.leaf("template")
+        folder = cgroup.leaf(CELL)
         self.procs = os.path.join(folder, "cgroup.procs")
         with open(self.procs, "w") as handle:
             handle.write(str(pid))

@@ -221,9 +221,12 @@ def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None,
     how it ended: the template never learns a game's exit status, when it
     ended, nor its CPU time. One ``clone`` makes the bot process 1 of new user, mount, PID and (unless
     ``shared``) network and IPC namespaces (the child then calls
-    :func:`own_namespaces`), born in the cgroup ``cgroup_folder``
-    (``clone3``); where the kernel refuses that, the template moves itself
-    there first (``cgroup_procs``) and the child is born where it is.
+    :func:`own_namespaces`), born in its game's cgroup slot, whose ``cgroup.procs`` is ``cgroup_procs``.
+    ``cgroup_folder`` is the slot's folder (``clone3`` makes the child there); where the kernel refuses that,
+    the template moves itself there first and the child is born where it is. Where the bots share the runner's
+    user id (an unprivileged runner) ``cgroup_folder`` is instead the template's own cell's ``cgroup.procs``:
+    the slot's folder would open every file in it to them (its ``cpu.stat``: its earlier games' CPU time), so
+    the template moves into the slot, forks, and moves back.
     ``shared``: the game stays in its template's network and IPC namespaces,
     only where the template's filter refuses every socket and IPC object
     (:func:`sockets_refused`), so that nothing can be reached in them.
@@ -234,17 +237,26 @@ def fork_game(cgroup_procs: int | None = None, cgroup_folder: int | None = None,
     flags = NAMESPACES | _CLONE_NEWUSER | _CLONE_PARENT
     if shared:
         flags &= ~(_CLONE_NEWNET | _CLONE_NEWIPC)
+    back = None  # the template's own cell, to return to once the game is born in its slot
     if cgroup_folder is not None:
-        try:
-            return clone(flags, cgroup_folder)
-        except OSError:
-            pass  # an older kernel, or a cgroup this user may not enter directly
+        if not stat.S_ISDIR(os.fstat(cgroup_folder).st_mode):
+            back = cgroup_folder
+        else:
+            try:
+                return clone(flags, cgroup_folder)
+            except OSError:
+                pass  # an older kernel, or a cgroup this user may not enter directly
     if cgroup_procs is not None:
         try:
             os.write(cgroup_procs, b"0")
         except OSError:
             pass
-    return clone(flags)
+    try:
+        pid, pidfd = clone(flags)
+    finally:
+        if back is not None and os.getpid() != 1:  # the template, not a game's bot (process 1 of its namespace)
+            os.write(back, b"0")
+    return pid, pidfd
 
 
 def sockets_refused() -> bool:
@@ -318,7 +330,10 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
     settings.append((resource.RLIMIT_CPU, (min(cpu_seconds, cpu_hard), cpu_hard)))
     folders = list(open_up)
     joins = list(cgroup_files)
-    load_filter = filter_loader(seccomp.TEMPLATE if forks_games else seccomp.BOT)
+    # a template whose games' bots share the runner's user id (uid None) owns their cgroup slots as the runner does:
+    # it is refused clone3 too (a cgroup namespace in its flags), and clones each game into its slot by moving there
+    load_filter = filter_loader(seccomp.BOT if not forks_games else seccomp.TEMPLATE if uid is not None
+                                else seccomp.TEMPLATE_SHARED_USER)
 
     def apply() -> None:
         die_with_parent()

@@ -150,6 +150,9 @@ NOT_DUMPABLE_WHY = ("a game's bot stays not dumpable (its template, whose code i
 _PROCESS_CLOCK_BITS, _PROCESS_CLOCK = 0x80000004, 0x80000000
 OTHERS_CPU_WHY = ("another process's CPU time read by its id: a template would read its games' (its own is "
                   "CLOCK_PROCESS_CPUTIME_ID)")
+CGROUP_NAMESPACE_WHY = ("a cgroup namespace of its own: cgroup2 mounted there opens the cgroup it was made in (a "
+                        "game's slot, whose cpu.stat is its earlier games' CPU time) to a process of the slot's owner "
+                        "(an unprivileged runner's bots share its user id)")
 #: refused for a template beyond :data:`COMMON`: every ``keyctl`` but joining a fresh session keyring (each game
 #: does, before its own filter); it still clones games into new namespaces and mounts their scratch. Its games
 #: inherit this filter (and stack :data:`BOT` on it), so no process a template starts ever holds a socket or an
@@ -165,13 +168,23 @@ TEMPLATE_ONLY: tuple[Refusal, ...] = (
     Refusal(("clock_gettime", "clock_gettime64", "clock_getres", "clock_getres_time64", "clock_nanosleep",
              "clock_nanosleep_time64", "timer_create"), OTHERS_CPU_WHY, error=errno.EINVAL,
             when=(_masked(0, _PROCESS_CLOCK_BITS, _PROCESS_CLOCK),)),
+    Refusal(("clone",), CGROUP_NAMESPACE_WHY, when=(_masked(0, CLONE_NEWCGROUP, CLONE_NEWCGROUP),)),
+)
+#: refused beyond :data:`TEMPLATE_ONLY` to the template of a runner whose bots share its user id (not root): ``clone3``,
+#: whose flags (a cgroup namespace) lie in memory; it then forks each game with ``clone`` into its slot, moving there
+SHARED_USER_ONLY: tuple[Refusal, ...] = (
+    Refusal(("clone3",), CGROUP_NAMESPACE_WHY + "; clone3's flags lie in memory the filter cannot read (where bots "
+            "share the runner's user id)", error=errno.ENOSYS),
 )
 BOT = "bot"
 TEMPLATE = "template"
+#: the template of a runner whose bots share its user id (:data:`SHARED_USER_ONLY`)
+TEMPLATE_SHARED_USER = "template-shared-user"
 #: what a game forked from a template stacks on the template's filter, which it keeps (no filter is ever removed):
 #: only what :data:`BOT` refuses beyond it, so that each game loads (and each of its calls runs) a short filter
 GAME = "game"
-POLICIES = {BOT: COMMON + GAME_ONLY, TEMPLATE: COMMON + TEMPLATE_ONLY, GAME: GAME_ONLY}
+POLICIES = {BOT: COMMON + GAME_ONLY, TEMPLATE: COMMON + TEMPLATE_ONLY, GAME: GAME_ONLY,
+            TEMPLATE_SHARED_USER: COMMON + TEMPLATE_ONLY + SHARED_USER_ONLY}
 
 
 class _Compare(ctypes.Structure):

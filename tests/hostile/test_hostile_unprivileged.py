@@ -8,7 +8,10 @@ would be on a machine installed for that user).
 
 The kernel channels of ``test_hostile_kernel.py`` (keyrings, locks, watches)
 are tried again under this runner, where every bot shares the runner's user
-id: the same attack bots, played by :func:`kernel_games` as ``nobody``.
+id: the same attack bots, played by :func:`kernel_games` as ``nobody``. So
+are the template attacks of ``test_hostile_template.py`` (:func:`template_games`),
+without cgroups and in a cgroup v2 subtree delegated to ``nobody`` (as
+systemd gives one), where the template's game slots belong to the bots' user.
 """
 
 from __future__ import annotations
@@ -36,10 +39,14 @@ RUNNER_PATHS = [sys.executable, os.path.realpath(sys.executable), sys.prefix, sy
                 os.path.dirname(os.path.dirname(arena.__file__)), os.path.dirname(__file__)]
 
 
-def as_nobody(argv: list[str], cwd: str) -> subprocess.CompletedProcess:
+def as_nobody(argv: list[str], cwd: str, cgroup: str | None = None) -> subprocess.CompletedProcess:
+    """``argv`` run by ``nobody`` in ``cwd`` (in the cgroup v2 folder ``cgroup`` delegated to it, if given)."""
     closed = hidden_ancestors(RUNNER_PATHS, NOBODY)
 
     def become_nobody() -> None:
+        if cgroup is not None:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as handle:
+                handle.write("0")
         check(libc.unshare(0x00020000), "unshare")  # a mount namespace of its own
         mount(None, "/", None, (1 << 14) | (1 << 18))  # recursive, private
         open_folders(closed)
@@ -223,3 +230,146 @@ def test_as_nobody_a_watch_on_a_shared_file_sees_nothing(folder, kind, watch):
                                 ("seccomp",))
     watched, events = reports(texts[1], "watch"), reports(texts[1], "events")
     assert watched and set(watched) == {"PermissionError"} and set(events) == {0}
+
+
+# -- the template attacks of test_hostile_template.py with an unprivileged runner --
+
+
+def _cgroup2() -> str:
+    """This process's cgroup v2 folder ("" where no cgroup2 is mounted)."""
+    with open("/proc/self/mounts") as handle:
+        mounts = [line.split()[1] for line in handle if line.split()[2] == "cgroup2"]
+    if not mounts:
+        return ""
+    with open("/proc/self/cgroup") as handle:
+        own = next((line.split(":", 2)[2].strip() for line in handle if line.startswith("0::")), "/")
+    return mounts[0] + own.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def delegated(folder):
+    """A cgroup v2 subtree delegated to ``nobody``, as systemd's ``Delegate=yes`` gives one to a user's service
+    (the folder and its ``cgroup.procs``, ``cgroup.subtree_control`` and ``cgroup.threads`` are its; docs/sandbox.md
+    tells unprivileged runners to run so): there ``nobody`` times and freezes its bots with cgroups, and each
+    template gets two slots for its games, folders its bots own as much as the runner does (they share its
+    user id)."""
+    parent = _cgroup2()
+    if not parent:
+        pytest.fail("no cgroup v2 hierarchy is mounted here: nothing can be delegated to an unprivileged runner")
+    path = os.path.join(parent, f"arena-nobody-{os.getpid()}")
+    os.mkdir(path)
+    for name in ("", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"):
+        os.chown(os.path.join(path, name), NOBODY, NOBODY)
+    yield path
+    for below, _, _ in sorted(os.walk(path), key=lambda entry: -entry[0].count("/")):
+        try:
+            os.rmdir(below)
+        except OSError:
+            pass
+
+
+WHERE = {"delegated cgroup": True, "no cgroup": False}
+
+
+def template_games(folder: str, options: dict, games: int, cgroup: str | None = None) -> list[tuple[dict, str]]:
+    """``games`` games (seeds 1, 2, ...) of ``py:hostile_template:Bot`` with ``options`` against ``random``, one
+    seat pool, played by ``nobody`` (in the delegated cgroup ``cgroup``, if given): each game's record and the
+    attacker's stderr. Every game is checked to be without fault and, for the attacker's seat, random's game;
+    in ``cgroup``, the runner must time and freeze its bots with cgroups (reported off, the test fails)."""
+    from test_hostile_template import reference
+
+    job = json.dumps({"options": options, "games": games})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder, cgroup)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])
+    off = [phrase for phrase in played["off"] if phrase.split(" ", 1)[0] in ("cpu", "namespaces", "filesystem")]
+    if cgroup and off:
+        pytest.fail("protection off for an unprivileged runner in a delegated cgroup: " + "; ".join(off))
+    for seed, (record, _) in enumerate(played["games"], start=1):
+        assert record["faults"] == []
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+    return [(record, text) for record, text in played["games"]]
+
+
+TEMPLATE_WORKER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from conftest import LIMITS, honest, play
+from arena.entrants import parse_spec
+from arena.plugins import get_plugins
+from arena.sandbox.probe import protections
+from arena.seating import SeatPool
+job = json.loads(sys.argv[2])
+pool = SeatPool(get_plugins(), "process", LIMITS)
+played = []
+try:
+    for seed in range(1, job["games"] + 1):
+        attacker = parse_spec("attacker=py:hostile_template:Bot", options=job["options"])
+        record, texts = play([attacker, honest()], seed=seed, pool=pool)
+        played.append([record, texts[0]])
+finally:
+    pool.close()
+print(json.dumps({"games": played, "off": protections().off()}))
+"""
+
+
+def last_reports(games: list[tuple[dict, str]], key: str) -> list:
+    """What the attacker reported last under ``key`` in each game."""
+    return [reports(text, key)[-1] for _, text in games]
+
+
+@pytest.mark.parametrize("where", list(WHERE))
+def test_as_nobody_a_game_tells_the_games_after_it_nothing_through_its_exit_status(folder, delegated, where):
+    # the reaper is process 1 of the template's PID namespace in the runner's user namespace too
+    games = template_games(folder, {"statuses": True}, 5, delegated if WHERE[where] else None)
+    assert last_reports(games, "statuses") == [[]] * 5
+
+
+@pytest.mark.parametrize("where", list(WHERE))
+def test_as_nobody_a_template_learns_nothing_of_the_games_it_forked_whatever_it_asks(folder, delegated, where):
+    # hidepid=2 holds in the template's user namespace: a game's bot, not dumpable, is hidden though it shares
+    # the template's user id; the reaper sets ns_last_pid back (it owns the PID namespace's user namespace)
+    games = template_games(folder, {"probes": True}, 4, delegated if WHERE[where] else None)
+    found = last_reports(games, "probed")
+    assert [len(seen) for seen in found] == [1, 2, 3, 4]
+    for index, seen in enumerate(found[-1]):
+        ids = seen.pop("ids")
+        assert seen == {"waitid": "no child", "children_cpu_ms": 0, "kill": ["gone"] * index,
+                        "cpu_clock": ["refused"] * index, "proc": [], "reaper": "hidden",
+                        "pidfds": [True] * index}, (index, seen)
+        assert len(set(ids)) <= 1, f"the games' bots got ids {ids}: the games before took some"
+
+
+@pytest.mark.parametrize("where", list(WHERE))
+def test_as_nobody_a_template_that_keeps_what_a_request_brought_gets_no_game_started(folder, delegated, where):
+    from test_hostile_template import reference
+
+    job = json.dumps({"options": {"keep": True}, "games": 3})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder,
+                       delegated if WHERE[where] else None)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])["games"]
+    assert reports("".join(text for _, text in played), "kept") == []
+    for seed, (record, _) in enumerate(played, start=1):
+        assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+            (0, "crash", "start")]
+        assert "its template kept" in record["faults"][0]["detail"], record["faults"][0]["detail"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def test_as_nobody_a_template_reads_nothing_through_the_cgroup_slot_a_request_brings(folder, delegated):
+    # the template shares the runner's user id, so a slot's folder is its own whatever its mode (and a game's bot,
+    # holding capabilities in a user namespace mapping that id, passes any mode): it is never sent one, only the
+    # slot's cgroup.procs and its own cell's, which open no folder
+    games = template_games(folder, {"peek": True}, 4, delegated)
+    assert last_reports(games, "kept") == [[]] * 4
+
+
+def test_as_nobody_a_template_reads_nothing_of_its_slots_through_a_cgroup_namespace_of_its_own(folder, delegated):
+    # a helper moves into the slot (its cgroup.procs the request brings) and clones a child into a cgroup namespace
+    # rooted there, which would mount cgroup2 and read the slot's cpu.stat: clone with that flag is refused, and
+    # clone3 (its flags in memory) to the template of a runner whose bots share its user id
+    games = template_games(folder, {"mount_slot": True}, 4, delegated)
+    assert last_reports(games, "kept") == [[]] * 4
+    refused = last_reports(games, "refused")[-1]
+    assert refused == ["clone refused (1, clone3 38)"] * 3, refused  # EPERM, then ENOSYS

@@ -38,8 +38,17 @@ request brings (the game's pipes, its cgroup slot's folder and
 ``cgroup.procs``) and at each later request reads through them what it can:
 the slots' ``cpu.stat`` (its games' CPU time) and what is left in a game's
 stdin (``hostile: {"kept": [...]}``); with ``peek`` it reads the same through
-the request's own descriptors before it forks the game, keeping none. The
-bot itself plays like ``random`` (the same moves for the same seed).
+the request's own descriptors before it forks the game, keeping none. With
+``mount_slot`` it reads the slot without its folder: at each request a helper
+process moves into the game's slot (its ``cgroup.procs``, which the request
+brings) and clones a child into new user, mount and cgroup namespaces (the
+new cgroup namespace's root is the slot), which mounts cgroup2 and reads the
+slot's ``cpu.stat``, its earlier games' CPU time (``clone``, else ``clone3``,
+whose flags a filter cannot read), from its second request on (the first
+comes with its ready, while the runner counts its processes); what it read is
+reported as with ``keep``, and why it read nothing (``hostile: {"refused":
+[...]}``). The bot itself plays like ``random`` (the same moves for the same
+seed).
 """
 
 from __future__ import annotations
@@ -338,6 +347,80 @@ def _keeping_recv_fds(*args: Any) -> Any:
     return received
 
 
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUSER = 0x20000, 0x02000000, 0x10000000
+libc.syscall.restype = ctypes.c_long
+
+
+def _clone_into_cgroup_namespace() -> int:
+    """A fork into new user, mount and cgroup namespaces (0 in the child, -errno where refused): ``clone``, and
+    where that is refused ``clone3`` (its flags lie in memory)."""
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP
+    pid = libc.syscall(56, ctypes.c_ulong(flags | 17), None, None, None, None)  # clone, SIGCHLD
+    if pid >= 0:
+        return pid
+    first = ctypes.get_errno()
+    arguments = (ctypes.c_uint64 * 11)(flags, 0, 0, 0, 17)  # struct clone_args: flags, ..., exit_signal
+    pid = libc.syscall(435, ctypes.byref(arguments), ctypes.c_size_t(88))  # clone3
+    return pid if pid >= 0 else -(first * 1000 + ctypes.get_errno())
+
+
+def _read_slot_in_a_cgroup_namespace(procs: int) -> str:
+    """In a helper (a fork of the template): move into the slot whose ``cgroup.procs`` is ``procs``, clone a child
+    whose cgroup namespace's root is that slot, which mounts cgroup2 and reads its ``cpu.stat``; what it read (or
+    what was refused)."""
+    read, write = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.close(read)
+        said = "moved"
+        try:
+            uid, gid = os.getuid(), os.getgid()
+            os.write(procs, b"0")
+            child = _clone_into_cgroup_namespace()
+            if child == 0:
+                said = "mapped"
+                for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
+                                   ("/proc/self/gid_map", f"{gid} {gid} 1")):
+                    with open(path, "w") as handle:
+                        handle.write(text)
+                os.makedirs("/tmp/hostile-cgroup", exist_ok=True)
+                if libc.mount(b"none", b"/tmp/hostile-cgroup", b"cgroup2", 0, None) != 0:
+                    raise OSError(ctypes.get_errno(), "mount cgroup2")
+                with open("/tmp/hostile-cgroup/cpu.stat") as handle:
+                    said = handle.read(40)
+            elif child < 0:
+                said = f"clone refused ({-child // 1000}, clone3 {-child % 1000})"
+            else:
+                os.waitpid(child, 0)
+                os._exit(0)
+        except OSError as error:
+            said = f"{said}: {error}"
+        os.write(write, said.encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(helper, 0)
+    with os.fdopen(read, "rb") as handle:
+        return handle.read().decode()
+
+
+def _slot_reading_recv_fds(*args: Any) -> Any:
+    """In the template: read the slot each request brings through a cgroup namespace of a helper's own."""
+    received = _recv_fds(*args)
+    fds = list(received[1])
+    REQUESTS.append(len(fds))
+    if len(fds) > 3 and len(REQUESTS) > 1:  # the first comes with its ready, while the runner counts its processes
+        said = _read_slot_in_a_cgroup_namespace(fds[3])
+        if said.startswith("usage_usec"):
+            KEPT_READ.append(said)
+        else:
+            REFUSED.append(said)
+    return received
+
+
+REFUSED: list[str] = []  # with ``mount_slot``: why each try read nothing
+REQUESTS: list[int] = []  # with ``mount_slot``: how many descriptors each request brought
+
+
 def _probing_recv_fds(*args: Any) -> Any:
     """In the template: on each request, look at the games forked before (:func:`probe`) before forking."""
     received = _recv_fds(*args)
@@ -353,6 +436,8 @@ if CONTROL is not None:
         socket.recv_fds = _probing_recv_fds
     if OPTIONS.get("keep") or OPTIONS.get("peek"):
         socket.recv_fds = _keeping_recv_fds
+    if OPTIONS.get("mount_slot"):
+        socket.recv_fds = _slot_reading_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -364,7 +449,7 @@ class Bot:
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
-                 probes: bool = False, keep: bool = False, peek: bool = False) -> None:
+                 probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -381,8 +466,10 @@ class Bot:
             self.status = 40 + info["seed"] % 50  # what this game tells the games after it, if the template hears
         if OPTIONS.get("statuses"):
             print("hostile: " + json.dumps({"statuses": SEEN}), file=sys.stderr, flush=True)
-        if OPTIONS.get("keep") or OPTIONS.get("peek"):
+        if OPTIONS.get("keep") or OPTIONS.get("peek") or OPTIONS.get("mount_slot"):
             print("hostile: " + json.dumps({"kept": KEPT_READ}), file=sys.stderr, flush=True)
+        if OPTIONS.get("mount_slot"):
+            print("hostile: " + json.dumps({"refused": REFUSED}), file=sys.stderr, flush=True)
         if OPTIONS.get("probes"):
             print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
             self.marks = info["seed"] % 4  # threads started, and tens of ms of CPU burned, after the game
