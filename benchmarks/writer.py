@@ -108,7 +108,7 @@ with tempfile.TemporaryDirectory() as folder:
     timings = [in_process(os.path.join(folder, f"c{repeat}")) for repeat in range(3)]
     figures["inserts (in-process)"] = min(inserts for inserts, _, _ in timings)
     figures["rating (in-process)"] = min(rating for _, rating, _ in timings)
-    ratings = timings[0][2]
+    ratings = timings[0][2].ratings
     if task.ratings != ratings:
         raise SystemExit("the writer's ratings differ from the rating task's in-process")
 print(json.dumps({"figures": figures, "ratings": ratings}))

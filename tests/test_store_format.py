@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from arena.cli import cli
 from arena.errors import StoreError
 from arena.runs.spec import FinishedGame
-from arena.runs.store import SCHEMA_VERSION, game_rows, open_store
+from arena.runs.store import OLD_INDEXES, SCHEMA_VERSION, game_rows, open_store
 from arena.runs.writer import StoreWriter
 from tournament_files import write_tournament
 
@@ -122,6 +122,42 @@ def test_a_store_of_the_previous_format_takes_new_games(tmp_path):
     after = run("export", str(old)).splitlines()
     assert len(after) == 20 and set(before.splitlines()) <= set(after)
     assert run("export", str(play(tmp_path / "fresh", deals=5))).splitlines() == after
+
+
+def test_a_new_store_has_no_index_on_the_seats_game_and_an_older_store_with_it_reads_and_takes_games_the_same(
+        tmp_path):
+    folder = play(tmp_path / "now", deals=5)
+    db = sqlite3.connect(folder / "results.sqlite")
+    try:
+        indexes = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        db.close()
+    assert "seats_by_game" not in indexes and {"games_by_id", "games_by_current"} <= indexes
+    old = tmp_path / "old" / "results" / "cup"  # as an arena before this change made it: the index on seats.game
+    shutil.copytree(folder, old)
+    db = sqlite3.connect(old / "results.sqlite")
+    try:
+        db.execute(OLD_INDEXES["seats_by_game"])
+        db.execute("DELETE FROM figures")
+        db.commit()
+    finally:
+        db.close()
+    for form in ("json", "csv", "markdown"):
+        assert run("leaderboard", str(old), "--format", form) == run("leaderboard", str(folder), "--format", form)
+    stores = [open_store(str(path)) for path in (folder, old)]
+    try:
+        new_store, old_store = stores
+        assert old_store.placings("modern-art") == new_store.placings("modern-art") and \
+            len(new_store.placings("modern-art")) == 80
+        assert old_store.seats_with_blocks("modern-art") == new_store.seats_with_blocks("modern-art")
+        assert old_store.bot_totals("modern-art") == new_store.bot_totals("modern-art")
+        assert old_store.bot_totals() == new_store.bot_totals()
+    finally:
+        for store in stores:
+            store.close()
+    path = write_tournament(tmp_path / "old", BOTS, "modern-art:4", deals=8, name="cup")
+    run("run", path, "--sandbox", "none", "-j", "2", "--results", str(tmp_path / "old" / "results"))
+    assert run("export", str(old)) == run("export", str(play(tmp_path / "fresh", deals=8)))
 
 
 def _emptied_store(tmp_path, deals):
