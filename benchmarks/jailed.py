@@ -10,7 +10,13 @@ each game, its seat pool included), three ways:
    each game's bot forked from its seat's template, its own namespaces,
    root, cgroup slot and filter);
 3. jailed with ``reuse = true`` (one process per seat plays every game), to
-   split what is per decision from what is per fresh game.
+   split what is per decision from what is per fresh game;
+4. as plain processes with ``reuse = true``: each bot in the host loop of a
+   jailed one (``python -m arena.sandbox.host``), started as a ``cmd:`` bot
+   under ``--sandbox none`` (no namespaces, cgroups, filter or freezer;
+   timed by its process's CPU clock): the same games speaking the same JSON
+   lines, so that what the jail adds over the protocol itself is measured
+   in the same run.
 
 Each is timed on the wall clock and in CPU time of every process: this
 process, and every template and game's bot, counted by a cgroup v1
@@ -30,7 +36,11 @@ Printed beside the targets:
   both its processes, the median of five passes between the runs (target
   at most 2x);
 - **CPU of a fresh bot per game** (fresh minus reuse, per seat and game;
-  target at most 2 ms).
+  target at most 2 ms);
+- informative, on a line of its own: the jail's CPU a decision against that
+  of plain processes (plain processes with reuse minus in-process, per
+  decision: the protocol, the processes and their wake-ups, the view rebuilt
+  from JSON), both over the same in-process games.
 
 With ``--network-per-game`` the fresh games are also played with network and
 IPC namespaces made for each game's bot (as before 2026-12-05: a Python bot's
@@ -52,6 +62,7 @@ import argparse
 import contextlib
 import dataclasses
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -60,7 +71,7 @@ from typing import Any, Iterator, NamedTuple
 
 import orjson
 
-from arena.entrants import parse_spec
+from arena.entrants import Entrant, parse_spec
 from arena.match import InProcessBot, Limits, play_game
 from arena.plugins import get_plugins
 from arena.runs import seeds
@@ -68,6 +79,7 @@ from arena.runs.play import close_pools, play_record
 from arena.sandbox import freezer, launch_template, open_process_bot
 from arena.sandbox.process import DUMP_OPTIONS
 from arena.sandbox.probe import protections
+from arena.sandbox.seat import host_command
 from arena.tournament.config import load_tournament
 from arena.tournament.schedule import build_schedule
 
@@ -150,6 +162,21 @@ def schedule(folder: str, game: str, bot: str, players: int, games: int, sandbox
     if reuse:
         specs = [dataclasses.replace(spec, limits=dataclasses.replace(spec.limits, reuse=True)) for spec in specs]
     return specs
+
+
+def as_plain_processes(specs: list[Any]) -> list[Any]:
+    """``specs`` (``reuse = true``) with each bot a plain process: the host loop of a jailed Python bot, started
+    as a ``cmd:`` bot under ``--sandbox none`` is (no jail at all, the same JSON lines)."""
+    plugins = get_plugins()
+    commands: dict[str, str] = {}
+    for entrant in specs[0].entrants:
+        argv, _ = host_command(entrant, plugins)
+        commands[entrant.key] = " ".join(shlex.quote(part) for part in argv)
+
+    def plain(entrant: Entrant) -> Entrant:
+        return Entrant(entrant.name, "cmd", commands[entrant.key], {}, f"{entrant.name}=cmd:...", entrant.base_dir)
+
+    return [dataclasses.replace(spec, sandbox="none", entrants=tuple(map(plain, spec.entrants))) for spec in specs]
 
 
 def play(specs: list[Any], meter: CpuMeter) -> Timed:
@@ -375,16 +402,19 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
             echo.pass_us()
             fresh_specs = schedule(folder, game, bot, players, games, "process", False)
             reuse_specs = schedule(folder, game, bot, players, decision_games, "process", True)
+            plain_specs = as_plain_processes(schedule(folder, game, bot, players, decision_games, "none", True))
             # in turns of a quarter, a bare round trip after each (the load drifts on a shared machine), and with
             # ``compare`` the freezer of before in the same turns
             runs: dict[str, list[Timed]] = {"fresh": [], "reused": [], "fresh before": [], "reused before": [],
-                                            "fresh, network per game": []}
-            for fresh_part, reuse_part in zip(chunks(fresh_specs, 4), chunks(reuse_specs, 4)):
+                                            "fresh, network per game": [], "plain processes": []}
+            for fresh_part, reuse_part, plain_part in zip(chunks(fresh_specs, 4), chunks(reuse_specs, 4),
+                                                          chunks(plain_specs, 4)):
                 if network:
                     with network_per_game():
                         runs["fresh, network per game"].append(play(fresh_part, cpu))
                 runs["fresh"].append(play(fresh_part, cpu))
                 runs["reused"].append(play(reuse_part, cpu))
+                runs["plain processes"].append(play(plain_part, cpu))
                 echo.pass_us()
                 if compare:
                     with every_bot_frozen():
@@ -393,14 +423,14 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
         finally:
             echo.close()
     bare = echo.median()
-    fresh, reused = total(runs["fresh"]), total(runs["reused"])
+    fresh, reused, processes = total(runs["fresh"]), total(runs["reused"]), total(runs["plain processes"])
     if compare:
         before = [("fresh, every bot frozen", total(runs["fresh before"])),
                   ("reuse, every bot frozen", total(runs["reused before"]))]
     own_network = [("fresh, network per game", total(runs["fresh, network per game"]))] if network else []
     size = sum(map(len, lines)) / len(lines)
     per = {name: timed.cpu / timed.decisions * 1e6 for name, timed in
-           (("plain", plain), ("fresh", fresh), ("reused", reused))}
+           (("plain", plain), ("fresh", fresh), ("reused", reused), ("processes", processes))}
     runner = {name: timed.runner / timed.decisions * 1e6 for name, timed in
               (("plain", plain), ("fresh", fresh), ("reused", reused))}
     decision = per["reused"] - per["plain"]
@@ -408,7 +438,7 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
     print(f"{game}, {players} x {bot}, {fresh.games} games ({fresh.decisions / fresh.games:.0f} decisions a game; "
           f"reuse: {reused.games} games)")
     for name, timed in (("in-process", plain), ("jailed, fresh bots", fresh), ("jailed, reuse = true", reused),
-                        *before, *own_network):
+                        ("plain processes, reuse", processes), *before, *own_network):
         print(f"  {name:<24} {timed.rate:8.1f} games/s  {timed.cpu / timed.games * 1000:7.2f} ms CPU a game "
               f"(this process {timed.runner / timed.games * 1000:6.2f})")
     print(f"  fresh jailed / in-process: {fresh.rate / plain.rate:.3f} on the wall clock, "
@@ -419,6 +449,10 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
           f"average) {bare:.1f} us: {decision / bare:.2f}x (target <= 2x); a decision's CPU in this process "
           f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
           f"the bots' processes {bots['reused']:.1f} us jailed")
+    protocol = per["processes"] - per["plain"]
+    print(f"  informative: plain processes speaking JSON lines (a `cmd:` bot's host loop under --sandbox none, "
+          f"reuse) {protocol:.1f} us CPU a decision over in-process; the jailed {decision:.1f} us is "
+          f"{decision / protocol:.2f}x that, {decision - protocol:.1f} us a decision the jail's own")
     print(f"  a fresh bot: {seat_game:.2f} ms CPU per seat and game more than reuse (target <= 2 ms)")
     if network:
         alone, alone_before = fresh_alone(game, bot, 400, cpu)
