@@ -40,12 +40,14 @@ import numpy as np
 from arena.runs.deals import orders_by_game
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import GameRows, Store, StoredGame
-from arena.runs.writer import Placing, placings
+from arena.runs.writer import Placing
 from arena.standings.raters import Rater, SeatedGame
 from arena.standings.seats import GameSeats, SeatCollector, SeatColumns, from_columns
 
 #: reused games rated after each batch the writer stores
 REUSED_SLICE = 2048
+#: where :func:`arena.runs.store.game_rows` puts a game's name and its order in the schedule
+_GAME, _ORDER = 2, 6
 
 
 class _GameStream:
@@ -67,6 +69,24 @@ class _GameStream:
         while self.position < len(orders) and orders[self.position] in early:
             self.rater.add(*early.pop(orders[self.position]))
             self.position += 1
+
+    def add_many(self, games: list[tuple[int, SeatedGame]]) -> None:
+        """:meth:`add` of each of ``games`` (order, seats) in the order they came, the games ready to rate
+        rated in one call (:meth:`~arena.standings.raters.Rater.add_games`)."""
+        orders, early, position = self.orders, self.early, self.position
+        end = len(orders)
+        ready: list[SeatedGame] = []
+        for order, game in games:
+            if not early and position < end and orders[position] == order:  # the next one: rated with this batch
+                ready.append(game)
+                position += 1
+                continue
+            early[order] = game
+            while position < end and orders[position] in early:
+                ready.append(early.pop(orders[position]))
+                position += 1
+        self.position = position
+        self.rater.add_games(ready)
 
     @property
     def complete(self) -> bool:
@@ -113,21 +133,33 @@ class _Rating:
         of the games played now; a game's stream rates them in schedule order whatever the order they come in.
         The games' seats are kept as they come (:class:`~arena.standings.seats.SeatCollector`).
         """
-        seats = self.seats
+        seats, streams = self.seats, self.streams
+        by_game: dict[str, list[tuple[int, SeatedGame]]] = {}
         for fields, game_seats, _ in rows:
-            collector = seats.get(fields[2])
+            game = fields[_GAME]
+            collector = seats.get(game)
             if collector is not None:
                 collector.add(fields, game_seats)
-        self.add_placings(placings(rows))
+            if game in streams:  # a game whose ratings were settled before the run is not rated again
+                bots, _, _, ranks, _ = zip(*game_seats)  # the seats' rows: bot, version, money, rank, faults
+                found = by_game.get(game)
+                if found is None:
+                    found = by_game[game] = []
+                found.append((fields[_ORDER], (bots, ranks)))
+        for game, games in by_game.items():
+            streams[game].add_many(games)
+        self._reused(REUSED_SLICE)
 
     def add_placings(self, games: Iterable[Placing]) -> None:
         """:meth:`add` from each game's name, order and seats' bots and ranks (what a writer that rates in a
         process beside it sends there)."""
         streams = self.streams
+        by_game: dict[str, list[tuple[int, SeatedGame]]] = {}
         for game, order, bots, ranks in games:
-            stream = streams.get(game)
-            if stream is not None:  # a game whose ratings were settled before the run is not rated again
-                stream.add(order, (bots, ranks))
+            if game in streams:
+                by_game.setdefault(game, []).append((order, (bots, ranks)))
+        for game, games_of in by_game.items():
+            streams[game].add_many(games_of)
         self._reused(REUSED_SLICE)
 
     def _reused(self, most: int) -> None:

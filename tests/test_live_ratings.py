@@ -1,0 +1,74 @@
+"""The store writer's live rating (arena.standings.live_ratings) gives exactly the ratings of rating the games
+afterwards in schedule order, whatever order and batches the games are stored in.
+
+The writer rates each batch it stores in one pass (the games ready in
+schedule order go to the rater together); these tests hand its task batches
+of store rows as a run's writer would, games out of order, a bot in two
+seats and drawn places among them, and compare with :func:`rate` of the same
+games in schedule order, for both raters.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.standings.live_ratings import _Rating
+from arena.standings.raters import rate
+
+BOTS = ["ann", "bob", "cy", "dee", "eve"]
+
+
+def schedule(games: int, seed: int) -> list[tuple[str, int, list[str], list[int]]]:
+    """``games`` games of 3 or 4 seats in schedule order: (game, order, bots by seat, ranks by seat), some with
+    a bot in two seats, some with drawn places."""
+    draw = random.Random(seed)
+    made = []
+    for order in range(games):
+        seats = draw.choice((3, 4))
+        bots = draw.sample(BOTS, seats) if order % 5 else ([BOTS[0], BOTS[1], BOTS[0]] + BOTS[2:])[:seats]
+        ranks = sorted(draw.choice((1, 1, 2)) + seat for seat in range(seats))
+        draw.shuffle(ranks)
+        made.append(("modern-art", order, bots, ranks))
+    return made
+
+
+def rows_of(games: list[tuple[str, int, list[str], list[int]]]) -> list[tuple]:
+    """The store's rows of ``games`` (arena.runs.store.game_rows's shape: games row, seats' rows, faults)."""
+    return [((f"key{order}", f"id{order}", game, "t", order // 4, order % 4, order, b"", ""),
+             tuple((bot, "v", 100 - rank, rank, 0) for bot, rank in zip(bots, ranks)), ())
+            for game, order, bots, ranks in games]
+
+
+@pytest.mark.parametrize("rater", ["trueskill", "openskill"])
+def test_batches_out_of_order_rate_as_the_schedule_does(rater):
+    games = schedule(300, seed=7)
+    assert any(len(set(bots)) < len(bots) for _, _, bots, _ in games)  # a bot in two seats
+    assert any(len(set(ranks)) < len(ranks) for _, _, _, ranks in games)  # drawn places
+    arrived = games[:]
+    random.Random(3).shuffle(arrived[40:])  # the first games in order, the rest as workers finish them
+    task = _Rating(rater, {"modern-art": list(range(len(games)))}, [])
+    task.begin()
+    cut = 0
+    draw = random.Random(5)
+    while cut < len(arrived):
+        size = draw.randint(1, 60)
+        task.add(rows_of(arrived[cut:cut + size]))
+        cut += size
+    result = task.result()
+    expected = rate(rater, [(bots, ranks) for _, _, bots, ranks in games])
+    assert result.ratings["modern-art"] == {bot: (rating.mu, rating.sigma) for bot, rating in expected.items()}
+
+
+def test_placings_sent_beside_the_writer_rate_as_the_rows_do():
+    games = schedule(120, seed=11)
+    arrived = games[::-1]
+    by_rows = _Rating("trueskill", {"modern-art": list(range(len(games)))}, [])
+    by_placings = _Rating("trueskill", {"modern-art": list(range(len(games)))}, [])
+    for task in (by_rows, by_placings):
+        task.begin()
+    for cut in range(0, len(arrived), 25):
+        by_rows.add(rows_of(arrived[cut:cut + 25]))
+        by_placings.add_placings(arrived[cut:cut + 25])
+    assert by_rows.result().ratings == by_placings.result().ratings
