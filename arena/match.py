@@ -12,13 +12,17 @@ import hashlib
 import logging
 from time import perf_counter
 from dataclasses import dataclass, asdict
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Literal, Protocol, Sequence
 
 from arena.errors import ActionError, BotCrashed, BotFault, BotTimeout, MalformedAction
 from arena.games.base import Game, GameState, LogEntry
 from arena.safetext import cap_detail
 
 log = logging.getLogger("arena.match")
+
+#: what a jailed bot's ``/proc`` may show (:attr:`Limits.proc`)
+ProcView = Literal["full", "processes"]
+PROC_VIEWS: tuple[ProcView, ...] = ("full", "processes")
 
 
 @dataclass(frozen=True)
@@ -35,18 +39,24 @@ class Limits:
     #: threads numeric libraries start in a bot process (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
     #: ``MKL_NUM_THREADS``): one core's worth by default, so they start under any memory limit
     threads: int = 1
+    #: what a jailed bot's ``/proc`` shows (the tournament file's ``[sandbox] proc``): ``full`` (its processes and
+    #: the machine's counters, which honest libraries read) or ``processes`` (its processes only: none of the
+    #: machine's counters another bot moves; ``import psutil`` fails)
+    proc: ProcView = "full"
 
     def time_message(self) -> dict[str, Any]:
         return {"start_ms": self.start_ms, "move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
     def as_dict(self) -> dict[str, Any]:
-        """The limits as plain JSON (``reuse`` and ``threads`` only when not the default, so older definitions
-        keep their digests)."""
+        """The limits as plain JSON (``reuse``, ``threads`` and ``proc`` only when not the default, so older
+        definitions keep their digests)."""
         values = asdict(self)
         if not self.reuse:
             del values["reuse"]
         if self.threads == 1:
             del values["threads"]
+        if self.proc == "full":
+            del values["proc"]
         return values
 
 

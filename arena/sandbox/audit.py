@@ -27,6 +27,8 @@ NAMESPACES = ("mnt", "pid", "net", "ipc", "user")
 #: those a game may share with its template where the template's filter keeps them empty
 SHARED = ("net", "ipc")
 SCRATCH_PLACES = ("/tmp", "/dev/shm", "/home/bot")
+#: a file only a full /proc shows (``[sandbox] proc = "processes"`` hides it: arena.sandbox.jail.PROC_OPTIONS)
+MACHINE_FILE = "/proc/loadavg"
 
 
 @dataclass(frozen=True)
@@ -36,13 +38,16 @@ class TemplateMarks:
     namespaces: tuple[str, ...]
     scratch: int | None  # the device of its /tmp (None: no private root, no scratch to compare)
     owner: int  # the user its dumpable /proc files belong to
+    #: its /proc shows processes only (``[sandbox] proc = "processes"``): so must its games'
+    processes_only: bool = False
 
     @classmethod
     def of(cls, template: int, scratch: bool) -> TemplateMarks:
         """``OSError`` when the template is gone or cannot be read."""
         return cls(tuple(os.readlink(f"/proc/{template}/ns/{name}") for name in NAMESPACES),
                    os.stat(f"/proc/{template}/root/tmp").st_dev if scratch else None,
-                   os.stat(f"/proc/{template}/mem").st_uid)
+                   os.stat(f"/proc/{template}/mem").st_uid,
+                   scratch and not os.path.exists(f"/proc/{template}/root{MACHINE_FILE}"))
 
 
 def held_from_template(game: int, template: TemplateMarks, pipes: set[tuple[int, int]], *,
@@ -73,4 +78,6 @@ def held_from_template(game: int, template: TemplateMarks, pipes: set[tuple[int,
     # a process's /proc files (not its folder) are its user's while it is dumpable, root's once it is not
     if template.owner != 0 and os.stat(f"/proc/{game}/mem").st_uid == template.owner:
         held.append("a way into its memory (the game's bot is dumpable)")
+    if template.processes_only and os.path.exists(f"/proc/{game}/root{MACHINE_FILE}"):
+        held.append("a /proc showing the machine's counters (its template's shows processes only)")
     return ", ".join(held)

@@ -3,8 +3,9 @@
 Built in the bot's own mount namespace, as bubblewrap does it: a tmpfs
 becomes the new root, holding only mount points; the runtime (``/usr``, the
 libraries, the Python prefix), a few files of ``/etc`` and the bot's own files
-are bind-mounted into it read-only at their own paths; a fresh, full ``/proc``
-of its own PID namespace (:func:`mount_proc`); ``/dev`` holds only
+are bind-mounted into it read-only at their own paths; a fresh ``/proc`` of
+its own PID namespace, full or, where a tournament asks (``[sandbox] proc =
+"processes"``), showing its processes only (:data:`PROC_OPTIONS`); ``/dev`` holds only
 ``null``, ``zero``, ``full``, ``random`` and ``urandom``.
 What is not listed does not exist for the bot: results folders, the
 tournament's folder, home folders, other bots' files.
@@ -38,14 +39,31 @@ HOME = "/home/bot"
 SCRATCH_INODES = 16384
 
 
-def _mount_proc(target: bytes) -> int:
-    """``mount(2)`` of a full ``/proc`` of this PID namespace at ``target``; libc's result.
+#: the ``mount(2)`` options of a bot's ``/proc`` for each view (``[sandbox] proc``, :attr:`arena.match.Limits.proc`).
+#: ``full`` by default: what honest bots and their libraries read is there (psutil reads ``/proc/stat`` at import,
+#: ``os.getloadavg()`` ``/proc/loadavg``, Node's ``os.cpus()`` ``/proc/cpuinfo``). ``processes`` (``subset=pid``,
+#: Linux 5.8; a user namespace may mount it) shows the bot's own processes and none of the machine's counters
+#: that another bot moves (loadavg, stat, meminfo, ...), for competitions that prefer it: those libraries then
+#: fail, and ``sysinfo(2)`` and the other routes docs/security.md lists ("What the kernel still shares") still
+#: count the same threads and memory
+PROC_OPTIONS: dict[str, str | None] = {"full": None, "processes": "subset=pid"}
+#: a file only a full ``/proc`` shows: how a template tells which view it got (its games mount the same)
+_MACHINE_FILE = "/proc/loadavg"
+#: in a template: the options of its games' ``/proc``, those of its own (:func:`note_proc_view`)
+_game_proc: bytes | None = None
 
-    Full, not ``subset=pid`` (processes only): what honest bots and their libraries read is there (psutil reads
-    ``/proc/stat`` at import, ``os.getloadavg()`` ``/proc/loadavg``, Node's ``os.cpus()`` ``/proc/cpuinfo``), and
-    hiding the machine's counters would not close the channel they make between bots, which stays open through
-    ``sysinfo(2)`` and the other routes docs/security.md lists ("What the kernel still shares")."""
-    return int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None))
+
+def _mount_proc(target: bytes, options: bytes | None = None) -> int:
+    """``mount(2)`` of a ``/proc`` of this PID namespace at ``target`` with ``options`` (None: a full one;
+    :data:`PROC_OPTIONS`); libc's result."""
+    return int(_libc_mount(b"proc", target, b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, options))
+
+
+def note_proc_view() -> None:
+    """In a template, before its first game: its games' ``/proc`` will show what its own shows (the runner
+    mounted it, :data:`PROC_OPTIONS`; the runner checks each game's, :mod:`arena.sandbox.audit`)."""
+    global _game_proc
+    _game_proc = None if os.path.exists(_MACHINE_FILE) else os.fsencode(PROC_OPTIONS["processes"] or "")
 
 #: libc's calls a game's jail makes, looked up once at import (in its template, before its games: a look-up in
 #: each game's bot would write pages that the bot then copies)
@@ -116,8 +134,9 @@ def outermost(paths: Sequence[str]) -> list[str]:
     return found
 
 
-def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
-    """Make this mount namespace's root a new tmpfs holding only ``readable`` (read-only) and a scratch.
+def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int], proc: str = "full") -> None:
+    """Make this mount namespace's root a new tmpfs holding only ``readable`` (read-only) and a scratch, and a
+    ``/proc`` showing what ``proc`` says (:data:`PROC_OPTIONS`).
 
     Must run in the bot's own mount and PID namespaces (as its process 1, so
     that ``/proc`` shows its own processes). ``owner`` is the ``(uid, gid)``
@@ -127,13 +146,13 @@ def enter_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> 
     ``fork`` and ``exec``: an exception would reach the runner without its cause).
     """
     try:
-        _build_root(readable, scratch_mb, owner)
+        _build_root(readable, scratch_mb, owner, PROC_OPTIONS[proc])
     except OSError as error:  # the bot-to-be's stderr is the runner's pipe: the cause reaches the crash's detail
         os.write(2, f"arena-jail: cannot build the bot's root: {error}\n".encode())
         os._exit(1)
 
 
-def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) -> None:
+def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int], proc: str | None) -> None:
     global _ipc_limited
     _ipc_limited = _write_ipc_limits(scratch_mb)  # once, before the root is built (limit_ipc says what it found)
     os.umask(0o022)  # the runner's umask (e.g. 077 for results) must not close the root's folders to the bot
@@ -149,8 +168,8 @@ def _build_root(readable: list[str], scratch_mb: int, owner: tuple[int, int]) ->
     root = "/newroot"
     for folder in ("/proc", "/tmp", "/dev/shm", HOME, SCRATCH):
         os.makedirs(root + folder, mode=0o755, exist_ok=True)
-    if _mount_proc(os.fsencode(root + "/proc")):
-        _check(-1, "mount /proc")
+    if _mount_proc(os.fsencode(root + "/proc"), None if proc is None else os.fsencode(proc)):
+        _check(-1, "mount /proc" + ("" if proc is None else f" ({proc})"))
     fresh_scratch(scratch_mb, owner, root)  # first: the bot's files may lie under /tmp, bound over it below
     for path in sorted(readable, key=lambda p: p.count(os.sep)):
         source = "/oldroot" + path
@@ -243,8 +262,9 @@ def fresh_scratch(size_mb: int, owner: tuple[int, int], root: str = "", keep: Se
 
 
 def mount_proc() -> None:
-    """A full ``/proc`` of this PID namespace over the one there (a game forked from a template)."""
-    if _mount_proc(b"/proc"):
+    """A ``/proc`` of this PID namespace over the one there (a game forked from a template), showing what its
+    template's shows (:func:`note_proc_view`)."""
+    if _mount_proc(b"/proc", _game_proc):
         _check(-1, "mount /proc")
 
 

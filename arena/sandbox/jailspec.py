@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from arena.sandbox import limits as sandbox_limits
 
 if TYPE_CHECKING:
-    from arena.match import Limits
+    from arena.match import Limits, ProcView
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class JailSpec:
     cgroup_files: tuple[str, ...]
     #: a Python bot's template, which forks games (its system-call filter lets it)
     forks_games: bool
+    #: what its ``/proc`` shows (``[sandbox] proc``): ``full``, or ``processes`` only (a template's games too)
+    proc: ProcView = "full"
 
     @classmethod
     def for_bot(cls, limits: Limits, *, uid: int | None, namespaces: bool, readable: Sequence[str] | None,
@@ -51,7 +53,8 @@ class JailSpec:
             open_up=tuple(sandbox_limits.hidden_ancestors(needed(), uid)
                           if uid is not None and readable is None else ()),
             namespaces=namespaces, readable=None if readable is None else tuple(readable),
-            scratch_mb=limits.memory_mb, cgroup_files=tuple(cgroup_files), forks_games=forks_games)
+            scratch_mb=limits.memory_mb, cgroup_files=tuple(cgroup_files), forks_games=forks_games,
+            proc=limits.proc)
 
     def preexec(self, report: int = -1) -> Callable[[], None]:
         """The function the new process runs before ``exec``: its whole jail (``report``: a template's reaper
@@ -60,7 +63,7 @@ class JailSpec:
             list(self.rlimits), self.cpu_seconds, uid=self.uid, open_up=self.open_up, namespaces=self.namespaces,
             cpu_hard=self.cpu_hard, readable=None if self.readable is None else list(self.readable),
             scratch_mb=self.scratch_mb, cgroup_files=self.cgroup_files, forks_games=self.forks_games,
-            report=report)
+            report=report, proc=self.proc)
 
 
 def first_cpu_backstop(limits: Limits) -> int:

@@ -23,7 +23,7 @@ from arena.sandbox.syscalls import libc as _libc
 from arena.sandbox.syscalls import mount as _mount
 
 if TYPE_CHECKING:  # not imported at run time: a template (which imports this module) stays smaller
-    from arena.match import Limits
+    from arena.match import Limits, ProcView
 
 #: Address space allowed above ``memory_mb``: runtimes reserve address space
 #: they never touch (Node's V8 needs about 1 GiB of it to start), so the real
@@ -209,6 +209,7 @@ def prepare_games(ids: tuple[int, int], memory_mb: int) -> None:
     if _prepared != (ids, memory_mb):
         id_maps(ids)
         jail.scratch_plan(memory_mb, ids)
+        jail.note_proc_view()
         _prepared = ids, memory_mb
 
 
@@ -274,8 +275,9 @@ def sockets_refused() -> bool:
     return False
 
 
-def become_process_one(mount_proc: bool = True) -> None:
-    """Fork into the new PID namespace: the child returns (and execs the bot as its process 1).
+def become_process_one(mount_proc: bool = True, proc: ProcView = "full") -> None:
+    """Fork into the new PID namespace: the child returns (and execs the bot as its process 1), with a ``/proc``
+    of that namespace (``mount_proc``) showing what ``proc`` says (:data:`arena.sandbox.jail.PROC_OPTIONS`).
 
     The parent stays outside as the bot's keeper: it holds none of the bot's
     pipes (so a bot closing its stdout is seen at once), waits for it, and
@@ -286,7 +288,7 @@ def become_process_one(mount_proc: bool = True) -> None:
     if child == 0:
         die_with_parent()
         if mount_proc:
-            _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+            _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, jail.PROC_OPTIONS[proc])
         return
     os.closerange(0, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     status = os.waitpid(child, 0)[1]
@@ -299,7 +301,8 @@ def become_process_one(mount_proc: bool = True) -> None:
 def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = None,
             open_up: Sequence[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
             readable: list[str] | None = None, scratch_mb: int = 64,
-            cgroup_files: Sequence[str] = (), forks_games: bool = False, report: int = -1) -> Callable[[], None]:
+            cgroup_files: Sequence[str] = (), forks_games: bool = False, report: int = -1,
+            proc: ProcView = "full") -> Callable[[], None]:
     """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits,
     a fresh session keyring, and last the system-call filter.
 
@@ -316,6 +319,8 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
         new namespaces and mount its scratch (the game then stacks the bots' filter, :func:`game_seal`); with
         namespaces it is process 2 of its PID namespace, the child of a reaper (:mod:`arena.sandbox.reaper`),
         which is its games' parent and writes how each ended to ``report``, and its ``/proc`` hides both.
+    :param proc: with namespaces, what the bot's ``/proc`` shows: ``full``, or ``processes`` only (``[sandbox]
+        proc``; a template's games mount theirs like the template's, :func:`arena.sandbox.jail.mount_proc`).
 
     Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last, then the filter
     (:mod:`arena.sandbox.seccomp`, where this machine allows one): nothing after it is the runner's code.
@@ -354,12 +359,12 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
         if uid is not None and readable is None:
             open_folders(folders)
         if namespaces:
-            become_process_one(mount_proc=readable is None)
+            become_process_one(mount_proc=readable is None, proc=proc)
             if forks_games:
                 reaper.become_reaper(report)  # this process goes on as the template, process 2
             if readable is not None:
                 owner = (uid, uid) if uid is not None else (os.getuid(), os.getgid())
-                jail.enter_root(readable, scratch_mb, owner)
+                jail.enter_root(readable, scratch_mb, owner, proc)
                 jail.limit_ipc(scratch_mb)
             if forks_games:
                 reaper.hide_other_processes()

@@ -124,7 +124,8 @@ class Protections:
             ("private filesystem", state(self.filesystem, "filesystem"),
              "the bot sees only the runtime, its own files (read-only) and a private /tmp, /dev/shm and home"
              + "; its /proc is a full one of its PID namespace: its own processes and the machine's counters "
-               "(loadavg, stat, meminfo, ...), which honest libraries read and another bot moves"),
+               "(loadavg, stat, meminfo, ...), which honest libraries read and another bot moves (a tournament's "
+               '[sandbox] proc = "processes": its processes only)'),
             ("private IPC", state(self.has("ipc"), "ipc"), "own IPC namespace and /dev/shm: no shared memory "
              "or message queue with other bots" + ("; a Python bot's games share their template's, where the filter "
                                                   "refuses System V IPC and POSIX message queues"

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.entrants import Entrant, parse_spec
 from arena.errors import ArenaError, TournamentFileError
-from arena.match import Limits
+from arena.match import PROC_VIEWS, Limits, ProcView
 from arena.plugins import Plugins
 from arena.runs.options import LIMIT_RANGES
 from arena.sandbox.own_files import with_neighbours
@@ -216,6 +216,7 @@ def parse_tournament(data: dict[str, Any], path: str, plugins: Plugins) -> Tourn
     _check_who_plays(check, games, entrants, form, plugins)
     _check_size(check, games, entrants, form, deals, settings.get("tables_per_entry"), plugins)
     require = _sandbox_require(check, data.get("sandbox", {}))
+    limits = replace(limits, proc=_sandbox_proc(check, data.get("sandbox", {})))
     on_broken = head.get("on_broken_entry", "refuse")
     if on_broken not in ON_BROKEN_ENTRY:
         raise check.fail("tournament.on_broken_entry", f"expected one of {', '.join(ON_BROKEN_ENTRY)}, "
@@ -308,7 +309,7 @@ def _limits(check: _Checker, table: Any) -> Limits:
 
 def _sandbox_require(check: _Checker, table: Any) -> tuple[str, ...]:
     """``[sandbox] require``: a list of known protection names (arena.sandbox.probe.REQUIRABLE)."""
-    check.table(table, "sandbox", ("require",), ())
+    check.table(table, "sandbox", ("require", "proc"), ())
     names = table.get("require", [])
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise check.fail("sandbox.require", f"expected a list of protection names, got {_shown(names)}")
@@ -316,6 +317,16 @@ def _sandbox_require(check: _Checker, table: Any) -> tuple[str, ...]:
         if name not in REQUIRABLE:
             raise check.fail("sandbox.require", f"unknown protection {name!r} (known: {', '.join(REQUIRABLE)})")
     return tuple(dict.fromkeys(names))
+
+
+def _sandbox_proc(check: _Checker, table: dict[str, Any]) -> ProcView:
+    """``[sandbox] proc``: what a jailed bot's ``/proc`` shows, ``full`` (the default) or ``processes`` (carried
+    in the limits, so that a changed view plays the stored games again)."""
+    view = table.get("proc", "full")
+    for known in PROC_VIEWS:
+        if view == known:
+            return known
+    raise check.fail("sandbox.proc", f"expected one of {', '.join(map(repr, PROC_VIEWS))}, got {_shown(view)}")
 
 
 def _entrants(check: _Checker, tables: list[dict[str, Any]], plugins: Plugins, base_dir: str

@@ -18,10 +18,11 @@ before through ``/proc/PID/mem``; the bot reports what its buffer holds
 its soft CPU limit at import and computes that long on each request for a game.
 With ``helper`` ("thread" or "process"), the template starts a helper at
 import that would compute between games. With ``patch`` (a list of
-"unmap", "dumpable", "scratch", "descriptors"), the template turns off that
-part of its games' jail (the host's code is the template's, so the bot's): it
-keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
-``tmp_notes`` keeps notes), or keeps the template's open descriptors. With
+"unmap", "dumpable", "scratch", "descriptors", "proc"), the template turns off
+that part of its games' jail (the host's code is the template's, so the bot's):
+it keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
+``tmp_notes`` keeps notes), keeps the template's open descriptors, or mounts a
+full ``/proc`` where the template's shows processes only. With
 ``statuses``, the template keeps the exit status of each game it reaps, and
 each game's bot reports those of the games before it (``hostile:
 {"statuses": [...]}``) and exits after its game's end with a status it
@@ -298,6 +299,8 @@ def _patch(names: list[str]) -> None:
         jail.fresh_scratch = lambda *args, **kwargs: None
     if "descriptors" in names:
         os.closerange = lambda *args: None
+    if "proc" in names:  # its games mount a full /proc whatever its own shows
+        jail.note_proc_view = lambda: None
 
 
 def tmp_notes() -> list[str]:
