@@ -21,6 +21,7 @@ import pytest
 from conftest import BOTS, KINDS, LIMITS, honest, play, reports, require
 from shared_attacks import GLOBAL_FILES
 from test_hostile_template import reference
+from test_hostile_unprivileged import checked_kernel_games, folder  # noqa: F401  (``folder``: the fixture)
 from arena.entrants import parse_spec
 from arena.plugins import get_plugins
 from arena.seating import SeatPool
@@ -39,6 +40,18 @@ def test_with_proc_processes_a_bot_reads_no_counter_of_the_machine_that_another_
     control, _ = play([make("none", name="sender"), make("none", name="probe"), honest()], limits=PROCESSES)
     assert record["faults"] == [] and record["moves"] == control["moves"]
     assert reports(texts[0], "sent")[:2] == [1, 0]
+    seen = reports(texts[1], "machine")
+    assert len(seen) > 2
+    for each in seen:
+        assert {path: each[path] for path in GLOBAL_FILES if each[path].startswith("read")} == {}
+        assert each["/proc/loadavg"] == "FileNotFoundError"
+
+
+@pytest.mark.parametrize("kind", ["cmd", "py"])
+def test_as_nobody_with_proc_processes_a_bot_reads_no_counter_of_the_machine_that_another_bot_moves(folder, kind):  # noqa: F811
+    # an unprivileged runner's bots mount their /proc in user namespaces of their own: the same narrow view
+    texts = checked_kernel_games(folder, [("sender", "global_send", []), ("probe", "global_probe", [])], kind,
+                                 ("namespaces", "filesystem"), proc="processes")
     seen = reports(texts[1], "machine")
     assert len(seen) > 2
     for each in seen:

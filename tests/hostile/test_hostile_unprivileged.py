@@ -123,20 +123,22 @@ def test_as_nobody_a_bot_still_cannot_read_the_runners_files_nor_keep_the_jail_a
 
 
 def kernel_games(folder: str, seats: list[tuple[str, str, list[str]]], kind: str, filtered: bool = True,
-                 token: bool = False, seeds: tuple[int, ...] = (5,)) -> dict:
+                 token: bool = False, seeds: tuple[int, ...] = (5,), proc: str = "full") -> dict:
     """Games played by ``nobody`` through the hostile tests' :func:`conftest.play`, one per seed with one seat
     pool: the attackers ``seats`` (name, attack, arguments) as ``kind`` bots, then ``random``; with ``token``, in
     a session keyring of its own holding the runner's token (:func:`test_hostile_kernel.in_session`); without
-    ``filtered``, the filter off as on a machine that refuses it. Returns each game's record and seats' stderr
-    (``games``) and what ``nobody``'s sandbox reports as off (``off``)."""
-    job = json.dumps({"seats": seats, "kind": kind, "filtered": filtered, "token": token, "seeds": seeds})
+    ``filtered``, the filter off as on a machine that refuses it; ``proc``: the bots' ``/proc`` view
+    (``[sandbox] proc``). Returns each game's record and seats' stderr (``games``) and what ``nobody``'s
+    sandbox reports as off (``off``)."""
+    job = json.dumps({"seats": seats, "kind": kind, "filtered": filtered, "token": token, "seeds": seeds,
+                      "proc": proc})
     result = as_nobody([sys.executable, "-c", KERNEL_WORKER, os.path.dirname(__file__), job], folder)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.splitlines()[-1])
 
 
 KERNEL_WORKER = """
-import json, sys
+import dataclasses, json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import KINDS, LIMITS, honest, play
 from test_hostile_kernel import TOKEN, in_session
@@ -149,10 +151,12 @@ if not job["filtered"]:
     seccomp.refusal = lambda: "off for this test"
 seats = [KINDS[job["kind"]](attack, *args, name=name) for name, attack, args in job["seats"]] + [honest()]
 
+limits = dataclasses.replace(LIMITS, proc=job["proc"]) if job["proc"] != "full" else LIMITS
+
 def games():
-    pool = SeatPool(get_plugins(), "process", LIMITS)
+    pool = SeatPool(get_plugins(), "process", limits)
     try:
-        return [play(seats, seed=seed, pool=pool) for seed in job["seeds"]]
+        return [play(seats, seed=seed, pool=pool, limits=limits) for seed in job["seeds"]]
     finally:
         pool.close()
 
