@@ -506,8 +506,8 @@ class SharedOrder:
     games.
 
     An anonymous shared page rather than ``multiprocessing``'s ``RawValue``,
-    whose first use imports ``ctypes`` and sets up a shared heap: 4-5 ms of the
-    main process before the first worker starts, at any ``-j``.
+    whose first use imports its shared-memory modules and maps a shared heap:
+    2-4 ms of the main process before the first worker starts, at any ``-j``.
     """
 
     def __init__(self) -> None:
