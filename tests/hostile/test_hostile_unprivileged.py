@@ -361,6 +361,22 @@ def test_as_nobody_a_template_that_keeps_what_a_request_brought_gets_no_game_sta
         assert record["moves"] == reference(record, 0, seed)["moves"]
 
 
+#: why an unprivileged runner without a delegated cgroup cannot keep a template from watching its games
+NO_FREEZER = ("without a cgroup v2 freezer (an unprivileged runner outside a delegated cgroup) a template is not "
+              "frozen while its games play (stopping a game's process group stops it only between the game's "
+              "turns): its code runs beside them and counts the process ids they take; run in a delegated cgroup "
+              "(systemd-run --user -p Delegate=yes) or as root: see docs/security.md")
+
+
+@pytest.mark.parametrize("where", ["delegated cgroup", pytest.param("no cgroup", marks=pytest.mark.xfail(
+    strict=True, reason=NO_FREEZER))])
+def test_as_nobody_a_template_counts_no_id_its_games_take_while_they_play(folder, delegated, where):
+    # while it waits for each request the template forks children every few ms and sees which ids they get;
+    # each game's bot starts 5, 10, 15 or 0 threads at its start (ids in the template's namespace too)
+    games = template_games(folder, {"watch_ids": True}, 5, delegated if WHERE[where] else None)
+    assert last_reports(games, "watched")[-1] == [0, 0, 0, 0]
+
+
 def test_as_nobody_a_template_reads_nothing_through_the_cgroup_slot_a_request_brings(folder, delegated):
     # the template shares the runner's user id, so a slot's folder is its own whatever its mode (and a game's bot,
     # holding capabilities in a user namespace mapping that id, passes any mode): it is never sent one, only the

@@ -48,8 +48,11 @@ slot's ``cpu.stat``, its earlier games' CPU time (``clone``, else ``clone3``,
 whose flags a filter cannot read), from its second request on (the first
 comes with its ready, while the runner counts its processes); what it read is
 reported as with ``keep``, and why it read nothing (``hostile: {"refused":
-[...]}``). The bot itself plays like ``random`` (the same moves for the same
-seed).
+[...]}``). With ``watch_ids``, while it waits for each request (its game
+being played) the template forks children every few ms and counts the ids
+its game took meanwhile (each game's bot starts threads at its start, as many
+as its seed says; ``hostile: {"watched": [...]}``). The bot itself plays like
+``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -420,6 +423,29 @@ def _slot_reading_recv_fds(*args: Any) -> Any:
     return received
 
 
+WATCHED: list[int] = []  # with ``watch_ids``: the ids the games took while the template waited for each request
+
+
+def _watching_recv_fds(sock: socket.socket, *args: Any) -> Any:
+    """In the template, from its second request on: while it waits for the next request (its game being played),
+    fork a child that exits at once every few ms and see which id it gets: the ids beyond those of the last
+    game's bot and its own children are what that game took (its threads and processes take ids in the
+    template's namespace). A template that is frozen while its games play (a cgroup freezer) sees none."""
+    if REQUESTS:
+        forks, highest = 0, 0
+        select.select([sock], [], [], 0.05)  # not before the runner held it after its answer, if it does
+        while not select.select([sock], [], [], 0.003)[0]:
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            os.waitpid(child, 0)
+            forks += 1
+            highest = max(highest, child)
+        WATCHED.append(max(highest - (FORKED[-1] if FORKED else 0) - forks, 0) if forks else 0)
+    REQUESTS.append(0)
+    return _recv_fds(sock, *args)
+
+
 REFUSED: list[str] = []  # with ``mount_slot``: why each try read nothing
 REQUESTS: list[int] = []  # with ``mount_slot``: how many descriptors each request brought
 
@@ -441,6 +467,8 @@ if CONTROL is not None:
         socket.recv_fds = _keeping_recv_fds
     if OPTIONS.get("mount_slot"):
         socket.recv_fds = _slot_reading_recv_fds
+    if OPTIONS.get("watch_ids"):
+        socket.recv_fds = _watching_recv_fds
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -452,7 +480,8 @@ class Bot:
     def __init__(self, kinds: list[str] = (), losing: bool = False, spare: int = 0,  # type: ignore
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
-                 probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False) -> None:
+                 probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
+                 watch_ids: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -473,6 +502,13 @@ class Bot:
             print("hostile: " + json.dumps({"kept": KEPT_READ}), file=sys.stderr, flush=True)
         if OPTIONS.get("mount_slot"):
             print("hostile: " + json.dumps({"refused": REFUSED}), file=sys.stderr, flush=True)
+        if OPTIONS.get("watch_ids"):  # what its template saw of the games before, then its own mark: threads
+            print("hostile: " + json.dumps({"watched": WATCHED}), file=sys.stderr, flush=True)
+            for _ in range(5 * (info["seed"] % 4)):  # one after the other (each takes an id; few in memory)
+                helper = threading.Thread(target=time.sleep, args=(0.001,))
+                helper.start()
+                helper.join()
+            time.sleep(0.2)  # a game long enough to be watched (on the wall clock: its CPU time stays small)
         if OPTIONS.get("probes"):
             print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
             self.marks = info["seed"] % 4  # threads started, and tens of ms of CPU burned, after the game
