@@ -15,10 +15,15 @@ def _batch(*games: int) -> tuple[list[tuple[int]], list[bytes]]:
     return [], [pickle.dumps([(game,) for game in games])]
 
 
+def send(conn, batch) -> None:
+    """``batch`` (rows, pieces) sent down ``conn`` as the main process sends it to the writer."""
+    writer.send_batch(conn, *batch)
+
+
 def test_batches_already_waiting_are_stored_in_one_transaction_in_order():
     mine, theirs = multiprocessing.Pipe()
     for batch in (_batch(1, 2), _batch(3), ([(4,)], [pickle.dumps([(5,)])])):
-        mine.send(batch)
+        send(mine, batch)
     mine.send(None)
     assert list(writer._received(theirs)) == [([(1,), (2,), (3,), (4,), (5,)], 3)]
 
@@ -29,16 +34,16 @@ def test_a_transaction_gathers_batches_up_to_its_sizes_and_a_stop_ends_the_wait(
     monkeypatch.setattr(writer, "GATHER_SECONDS", 30.0)
     mine, theirs = multiprocessing.Pipe()
     for batch in (_batch(1, 2), _batch(3), _batch(4), _batch(5)):
-        mine.send(batch)
+        send(mine, batch)
     received = writer._received(theirs)
     assert next(received) == ([(1,), (2,), (3,)], 2)  # full: the batches behind wait for the next transaction
     assert next(received) == ([(4,), (5,)], 2)  # enough gathered: nothing more is waited for
-    mine.send(_batch(6))
-    later = threading.Timer(0.05, mine.send, [_batch(7)])  # under GATHER_GAMES: the writer waits for it
+    send(mine, _batch(6))
+    later = threading.Timer(0.05, send, [mine, _batch(7)])  # under GATHER_GAMES: the writer waits for it
     later.start()
     assert next(received) == ([(6,), (7,)], 2)
     later.join()
-    mine.send(_batch(8))
+    send(mine, _batch(8))
     mine.send(None)  # the run stops: what was gathered is stored at once, the stop ends the batches
     began = time.monotonic()
     assert list(received) == [([(8,)], 1)]

@@ -214,7 +214,7 @@ class StoreWriter:
         raises the error of an earlier batch that failed."""
         self._answers(wait=False)
         try:
-            self.conn.send((rows, pickled))
+            send_batch(self.conn, rows, pickled)
         except OSError:
             raise self._lost() from None
         self.unanswered += 1
@@ -260,11 +260,19 @@ class StoreWriter:
                           f"{self.process.exitcode}); the games it had not stored are played again by the next run")
 
 
-def _rows(batch: tuple[list[GameRows], Sequence[bytes]]) -> list[GameRows]:
-    """A batch's rows: those sent as they are, then those pickled in pieces."""
-    rows, pickled = batch
+def send_batch(conn: multiprocessing.connection.Connection, rows: list[GameRows], pickled: Sequence[bytes]) -> None:
+    """Send the writer a batch: ``rows`` and how many pieces follow, then each piece of rows pickled where it was
+    played, as a frame of its own (sent as it is: not copied into one more pickle, nor unpickled here)."""
+    conn.send((rows, len(pickled)))
     for piece in pickled:
-        rows += pickle.loads(piece)
+        conn.send_bytes(piece)
+
+
+def _rows(conn: multiprocessing.connection.Connection, batch: tuple[list[GameRows], int]) -> list[GameRows]:
+    """A batch's rows: those sent as they are, then those pickled in pieces, which follow it down ``conn``."""
+    rows, pieces = batch
+    for _ in range(pieces):
+        rows += pickle.loads(conn.recv_bytes())
     return rows
 
 
@@ -285,7 +293,7 @@ def _received(conn: multiprocessing.connection.Connection) -> Iterator[tuple[lis
     """
     stopped = False
     while not stopped and (batch := conn.recv()) is not None:
-        rows, batches = _rows(batch), 1
+        rows, batches = _rows(conn, batch), 1
         deadline = time.monotonic() + GATHER_SECONDS
         while len(rows) < MERGED_GAMES:
             wait = deadline - time.monotonic() if len(rows) < GATHER_GAMES else 0.0
@@ -295,7 +303,7 @@ def _received(conn: multiprocessing.connection.Connection) -> Iterator[tuple[lis
             if batch is None:
                 stopped = True
                 break
-            rows += _rows(batch)
+            rows += _rows(conn, batch)
             batches += 1
         yield rows, batches
 

@@ -176,7 +176,12 @@ def _send_outcomes(conn: multiprocessing.connection.Connection, outcomes: list[O
     if not outcomes:
         return True
     try:
-        conn.send(outcomes[:] if played is None else (form or _packed_chunk)(outcomes, played))
+        message = outcomes[:] if played is None else (form or _packed_chunk)(outcomes, played)
+        if isinstance(message, BriefChunk):  # its rows follow as a frame of their own (LocalPool._receive)
+            conn.send(message._replace(rows=b""))
+            conn.send_bytes(message.rows)
+        else:
+            conn.send(message)
     except OSError:
         abandon_log_queue()
         return False
@@ -399,6 +404,10 @@ class LocalPool:
         process = self.links[conn]
         held, chunks, sink, timing = self.held[process], self.chunks[process], self._sink, self.timing
         if isinstance(message, BriefChunk):
+            try:  # its rows come after it as they were pickled: passed on to the writer unread and uncopied
+                message = message._replace(rows=conn.recv_bytes())
+            except (EOFError, OSError):
+                return False
             self._brief(message, held, chunks)
             if tasks is not None and not self.stop_requested:
                 self._give(conn, tasks)
