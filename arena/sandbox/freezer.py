@@ -173,9 +173,17 @@ class TemplateCell:
         return used
 
     def members(self) -> list[int]:
-        """The processes in the cell (ids as this runner sees them)."""
-        with open(self.procs) as handle:
-            return [int(line) for line in handle if line.strip()]
+        """The processes in the cell (ids as this runner sees them), read with ``os`` calls, no file object (once
+        a game)."""
+        fd = os.open(self.procs, os.O_RDONLY)
+        try:
+            text = chunk = os.read(fd, 65536)
+            while chunk:
+                chunk = os.read(fd, 65536)
+                text += chunk
+        finally:
+            os.close(fd)
+        return [int(word) for word in text.split()]
 
     def close(self) -> None:
         os.close(self.freeze_fd)

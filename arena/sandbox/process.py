@@ -414,7 +414,8 @@ class ProcessBot:
     def start(self, info: dict[str, Any], limit_ms: float) -> None:
         """Send ``start`` (starting the process afresh if it is not running) and wait for ready."""
         if not self.running:
-            self._end_game()
+            if self.launcher.process is not None or self.launcher.cell is None:
+                self._end_game()  # a bot that ended (crashed) unseen; a template's ended its game in finish_game
             self._spawn()
             if self.launcher.error:
                 self.healthy = False
