@@ -192,6 +192,8 @@ def hierarchies() -> Hierarchies:
     return Hierarchies(memory, pids, core, memory_v2, memory_off)
 
 
+#: how long the processes of an ended game (killed with its bot) may stay in its slot before they count as strays
+STRAY_WAIT_S = 0.5
 #: the leaf of a template's cgroup holding the template itself (its cell: :class:`arena.sandbox.freezer.TemplateCell`)
 CELL = "template"
 #: the leaf a runner moves its own cgroup's processes into, so that controllers can be enabled below it
@@ -382,6 +384,21 @@ class BotCgroup:
             os.pwrite(self.freeze_fd, b"0", 0)
             self.frozen = False
 
+    def strays(self, allowed: int, wait_s: float = STRAY_WAIT_S) -> int:
+        """How many processes but ``allowed`` (the game's bot about to play) are in a template's game slots,
+        once those of an ended game (killed with its bot) had ``wait_s`` to go. A template may start processes
+        in its slots (it forks its games there), so a process of its own moved there (the bot's code) would run
+        beside its games, out of its frozen cell, and watch them; 0 without slots."""
+        deadline = None
+        while True:
+            found = {pid for number in range(len(self.slots)) for pid in _members(f"{self.core}/slot{number}")}
+            found.discard(allowed)
+            now = time.monotonic()
+            if not found or deadline is not None and now >= deadline:
+                return len(found)
+            deadline = deadline or now + wait_s
+            time.sleep(0.002)
+
     def pids_inside(self) -> list[int]:
         """The processes in the bot's cgroup (ids as this runner sees them)."""
         folder = self.core or self.pids or self.memory
@@ -452,3 +469,18 @@ class BotCgroup:
                         break
                     time.sleep(0.002)
         self.folders = []
+
+
+def _members(folder: str) -> set[int]:
+    """The processes in the cgroup ``folder`` (ids as this runner sees them; none when it cannot be read): three
+    system calls and no file object (asked once a fresh game)."""
+    try:
+        fd = os.open(folder + "/cgroup.procs", os.O_RDONLY)
+    except OSError:
+        return set()
+    try:
+        return {int(line) for line in os.read(fd, 65536).split()}  # a slot holds a game's bot, and strays
+    except OSError:
+        return set()
+    finally:
+        os.close(fd)

@@ -371,3 +371,30 @@ def test_a_template_learns_nothing_of_the_games_it_forked_whatever_it_asks():
                         "cpu_clock": ["refused"] * index, "proc": [], "reaper": "hidden",
                         "pidfds": [True] * index}, (index, seen)
         assert len(set(ids)) <= 1, f"the games' bots got ids {ids}: the games before took some"
+
+
+def test_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_started():
+    """At its second request the template forks a helper that moves into the game's cgroup slot (it may write
+    the slot's cgroup.procs: it forks its games there), out of its frozen cell, and counts the process ids the
+    games take while they play, for the template to hand to later games: the runner finds it in the slot
+    before the next game's start and stops that game (a crash at start, the template started afresh with its
+    helper), so no game's bot ever hears what a helper saw."""
+    require("namespaces", "cpu")
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    records, texts = [], []
+    try:
+        for seed in range(1, 5):
+            record, said = play([attacker(slot_helper=True), honest()], seed=seed, pool=pool)
+            records.append((seed, record))
+            texts.append(said[0])
+    finally:
+        pool.close()
+    assert all(seen == [] for seen in reports("".join(texts), "watched"))
+    crashed = [seed for seed, record in records if record["faults"]]
+    assert crashed == [2, 4], [record["faults"] for _, record in records]  # each template's second game
+    for seed, record in records:
+        if record["faults"]:
+            assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+                (0, "crash", "start")]
+            assert "in its games' cgroup slots" in record["faults"][0]["detail"], record["faults"][0]["detail"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]

@@ -393,3 +393,19 @@ def test_as_nobody_a_template_reads_nothing_of_its_slots_through_a_cgroup_namesp
     assert last_reports(games, "kept") == [[]] * 4
     refused = last_reports(games, "refused")[-1]
     assert refused == ["clone refused (1, clone3 38)"] * 3, refused  # EPERM, then ENOSYS
+
+
+def test_as_nobody_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_started(folder, delegated):
+    # the slot's cgroup.procs each request brings lets the template's helper in, out of its frozen cell: found
+    # there before the next game's start (a crash at start), it never tells a game what it saw
+    from test_hostile_template import reference
+
+    job = json.dumps({"options": {"slot_helper": True}, "games": 4})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder, delegated)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])["games"]
+    assert all(seen == [] for seen in reports("".join(text for _, text in played), "watched"))
+    assert [seed for seed, (record, _) in enumerate(played, start=1) if record["faults"]] == [2, 4]
+    for seed, (record, _) in enumerate(played, start=1):
+        assert all("in its games' cgroup slots" in fault["detail"] for fault in record["faults"]), record["faults"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]

@@ -446,6 +446,51 @@ def _watching_recv_fds(sock: socket.socket, *args: Any) -> Any:
     return _recv_fds(sock, *args)
 
 
+HELPER_SAW: list[int] = []  # with ``slot_helper``: the ids its helper saw the games take, as the template last heard
+_HELPER_PIPE: list[int] = []  # the template's end of its helper's pipe (made at import, so its own)
+
+
+def _helper_watches(procs: int, write: int) -> None:
+    """The helper, a child of the template: moves into a game's slot (its ``cgroup.procs``, which the request
+    brought), out of the template's frozen cell, and forever forks a child every few ms to see which id it gets,
+    writing to the template how many ids others (the games) took since it started."""
+    os.write(procs, b"0")
+    os.write(write, b"0\n")  # moved: the template may answer (the runner then finds nothing beside it in its cell)
+    taken, last = 0, 0
+    while True:
+        time.sleep(0.003)
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        if last and child > last + 1:
+            taken += child - last - 1
+            os.write(write, b"%d\n" % taken)
+        last = child
+
+
+def _helping_recv_fds(sock: socket.socket, *args: Any) -> Any:
+    """In the template: at its second request, fork a helper into the slot it brings (:func:`_helper_watches`);
+    at each request, take what the helper wrote (its games' bots inherit it)."""
+    received = _recv_fds(sock, *args)
+    fds = list(received[1])
+    REQUESTS.append(len(fds))
+    if _HELPER_PIPE:
+        try:
+            lines = os.read(_HELPER_PIPE[0], 65536).split()
+            if lines:
+                HELPER_SAW.append(int(lines[-1]))
+        except BlockingIOError:
+            pass
+    if len(REQUESTS) == 2 and len(fds) > 3:
+        if os.fork() == 0:
+            _helper_watches(fds[3], _HELPER_PIPE[1])
+        os.set_blocking(_HELPER_PIPE[0], True)
+        os.read(_HELPER_PIPE[0], 2)  # once it left the template's cell
+        os.set_blocking(_HELPER_PIPE[0], False)
+    return received
+
+
 REFUSED: list[str] = []  # with ``mount_slot``: why each try read nothing
 REQUESTS: list[int] = []  # with ``mount_slot``: how many descriptors each request brought
 
@@ -469,6 +514,10 @@ if CONTROL is not None:
         socket.recv_fds = _slot_reading_recv_fds
     if OPTIONS.get("watch_ids"):
         socket.recv_fds = _watching_recv_fds
+    if OPTIONS.get("slot_helper"):
+        socket.recv_fds = _helping_recv_fds
+        _HELPER_PIPE.extend(os.pipe())  # at import: a descriptor of its own, not one it was sent
+        os.set_blocking(_HELPER_PIPE[0], False)
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
@@ -481,7 +530,7 @@ class Bot:
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
                  probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
-                 watch_ids: bool = False) -> None:
+                 watch_ids: bool = False, slot_helper: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -502,8 +551,9 @@ class Bot:
             print("hostile: " + json.dumps({"kept": KEPT_READ}), file=sys.stderr, flush=True)
         if OPTIONS.get("mount_slot"):
             print("hostile: " + json.dumps({"refused": REFUSED}), file=sys.stderr, flush=True)
-        if OPTIONS.get("watch_ids"):  # what its template saw of the games before, then its own mark: threads
-            print("hostile: " + json.dumps({"watched": WATCHED}), file=sys.stderr, flush=True)
+        if OPTIONS.get("watch_ids") or OPTIONS.get("slot_helper"):  # what its template saw, then its own mark
+            watched = HELPER_SAW if OPTIONS.get("slot_helper") else WATCHED
+            print("hostile: " + json.dumps({"watched": watched}), file=sys.stderr, flush=True)
             for _ in range(5 * (info["seed"] % 4)):  # one after the other (each takes an id; few in memory)
                 helper = threading.Thread(target=time.sleep, args=(0.001,))
                 helper.start()
