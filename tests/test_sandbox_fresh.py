@@ -199,6 +199,36 @@ def test_a_forked_bot_keeps_no_shared_mapping_of_its_template(kernel, monkeypatc
     assert len(readonly) == 4096
 
 
+def test_what_a_template_computes_forking_a_game_counts_in_that_games_start_however_late_it_starts(monkeypatch):
+    """A template (the bot's code, between games) computes nothing for free: what it uses from its last game's
+    end on (it forks the next game's bot then) counts in the next game's start, also when the runner starts
+    that game long after (it had other games to play). The template here computes 0.6 s on each request for a
+    game; each later start, over its 300 ms, is a timeout on the CPU clock (the runner's start used to read the
+    template's clock again, leaving what it had computed meanwhile uncharged)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "hostile" / "bots"))
+    plugins = get_plugins()
+    limits = Limits(start_ms=300, move_ms=1000, bank_ms=2000)
+    bot = open_process_bot(parse_spec("attacker=py:hostile_template:Bot", options={"burn": 0.6}), limits, plugins)
+    try:
+        if bot.launcher.cell is None or not bot.launcher.cgroup.core:
+            pytest.skip("no cgroup v2 clock for a template here")
+        bot.start(START, 5000)  # its first game (the template started with it, what it did before ready is free)
+        bot.finish_game()
+        timeouts = []
+        for _ in range(2):
+            time.sleep(1.5)  # the runner busy elsewhere: the template forks this game's bot (and computes) now
+            try:
+                bot.start(START, 300)
+            except BotTimeout as error:  # the seat ended that game's bot already (and asked for the next)
+                timeouts.append(error)
+            else:
+                bot.finish_game()
+        assert len(timeouts) == 2, "a start did not count what its template computed before it"
+        assert all(error.clock == "cpu" and "limit 300 ms" in str(error) for error in timeouts), timeouts
+    finally:
+        bot.close()
+
+
 def test_a_seat_whose_template_died_plays_its_next_game_with_a_new_template():
     """One failed start (its template killed between games) costs that game only, not every later one."""
     bot = open_process_bot(parse_spec("random", get_plugins()), Limits(start_ms=3000), get_plugins())
