@@ -304,7 +304,8 @@ class BotCgroup:
             self.cpu_fd = os.open(os.path.join(self.core, "cpu.stat"), os.O_RDONLY)
         self.frozen = False
         self.memory_v2 = where.memory_v2
-        self.slots: list[dict[str, int]] = []  # file descriptors of each slot: freeze, cpu, procs
+        self.slots: list[dict[str, int]] = []  # file descriptors of each slot: freeze, cpu, procs, folder, members
+        self.places: list[int] = []  # its own and its template's cell's cgroup.procs, open to read (:meth:`strays`)
 
     def open_slots(self, owner: int | None = None) -> None:
         """For a template: two child cgroups (v2) that games take in turn. Each game's bot is born in its
@@ -335,6 +336,7 @@ class BotCgroup:
                 "procs": os.open(os.path.join(folder, "cgroup.procs"), os.O_WRONLY),
                 "folder": os.open(folder, os.O_PATH | os.O_DIRECTORY) if owner is not None else
                 os.open(os.path.join(self.core, CELL, "cgroup.procs"), os.O_WRONLY),
+                "members": os.open(os.path.join(folder, "cgroup.procs"), os.O_RDONLY),  # read by :meth:`strays`
             })
         self.use_slot(0)
 
@@ -384,20 +386,35 @@ class BotCgroup:
             os.pwrite(self.freeze_fd, b"0", 0)
             self.frozen = False
 
-    def strays(self, allowed: int, wait_s: float = STRAY_WAIT_S) -> int:
-        """How many processes but ``allowed`` (the game's bot about to play) are in a template's game slots,
-        once those of an ended game (killed with its bot) had ``wait_s`` to go. A template may start processes
-        in its slots (it forks its games there), so a process of its own moved there (the bot's code) would run
-        beside its games, out of its frozen cell, and watch them; 0 without slots."""
-        deadline = None
-        while True:
-            found = {pid for number in range(len(self.slots)) for pid in _members(f"{self.core}/slot{number}")}
-            found.discard(allowed)
-            now = time.monotonic()
-            if not found or deadline is not None and now >= deadline:
-                return len(found)
-            deadline = deadline or now + wait_s
-            time.sleep(0.002)
+    def strays(self, game: int, number: int, keep: set[int], wait_s: float = STRAY_WAIT_S) -> int:
+        """How many processes of a template's cgroup are not where they belong: its game slots hold the bot of
+        game ``number`` (``game``, in that game's slot) and nothing else, its cell and its keeper's cgroup nothing
+        but ``keep`` (the template, its keeper, its reaper). A template may start processes in its slots and its
+        keeper's cgroup (it forks its games there), so a process of its own moved there (the bot's code) would run
+        beside its games, out of its frozen cell, and watch them. Read in two passes in a row (a process moving
+        between two reads of one pass is seen by the other), once those of an ended game (killed with its bot,
+        dying) had ``wait_s`` to go; 0 without slots. About 1 us a read: the files stay open."""
+        if not self.slots:
+            return 0
+        if not self.places:
+            for name in ("", CELL):
+                try:
+                    self.places.append(os.open(os.path.join(self.core or "", name, "cgroup.procs"), os.O_RDONLY))
+                except OSError:  # gone (the template is being closed): nothing runs there
+                    self.places.append(-1)
+        deadline, clean = 0.0, 0
+        while clean < 2:
+            wrong = (_members(self.places[0]) | _members(self.places[1])) - keep
+            for slot, fds in enumerate(self.slots):
+                wrong |= _members(fds["members"]) - ({game} if slot == number % 2 else set())
+            clean = 0 if wrong else clean + 1
+            if wrong:
+                now = time.monotonic()
+                deadline = deadline or now + wait_s
+                if now >= deadline:
+                    return len(wrong)
+                time.sleep(0.002)
+        return 0
 
     def pids_inside(self) -> list[int]:
         """The processes in the bot's cgroup (ids as this runner sees them)."""
@@ -448,6 +465,10 @@ class BotCgroup:
         """Kill what is left and remove the cgroups (waiting up to a second for the kernel to let them go;
         one still busy then is left for the next runner's sweep)."""
         self.kill()
+        for fd in self.places:
+            if fd >= 0:
+                os.close(fd)
+        self.places = []
         if self.slots:
             for slot in self.slots:
                 for fd in slot.values():
@@ -471,16 +492,10 @@ class BotCgroup:
         self.folders = []
 
 
-def _members(folder: str) -> set[int]:
-    """The processes in the cgroup ``folder`` (ids as this runner sees them; none when it cannot be read): three
-    system calls and no file object (asked once a fresh game)."""
+def _members(procs: int) -> set[int]:
+    """The processes a cgroup's open ``cgroup.procs`` lists now (ids as this runner sees them; none when it is
+    gone or not open)."""
     try:
-        fd = os.open(folder + "/cgroup.procs", os.O_RDONLY)
+        return {int(line) for line in os.pread(procs, 65536, 0).split()}  # a few: a game's bot, a template's own
     except OSError:
         return set()
-    try:
-        return {int(line) for line in os.read(fd, 65536).split()}  # a slot holds a game's bot, and strays
-    except OSError:
-        return set()
-    finally:
-        os.close(fd)

@@ -498,9 +498,11 @@ class TemplateLauncher(Launcher[ForkedGame]):
                 held = ""  # the bot is gone (its start says so), or /proc cannot be read here
             if held and not problem:
                 problem = f"its game's bot held {held} of its template (its template changed the jail)"
-            strays = self.cgroup.strays(pid) if not problem and self.cgroup is not None else 0
-            if strays:  # moved there by the template (the bot's code): beside its games, out of its frozen cell
-                problem = f"its template ran {strays} process{'es' if strays > 1 else ''} in its games' cgroup slots"
+            keep = {self.template_pid, self.reaper_pid, self.template_process.pid if self.template_process else 0}
+            strays = self.cgroup.strays(pid, number, keep) if not problem and self.cgroup is not None else 0
+            if strays:  # moved by the template (the bot's code) into its games' slots, out of its frozen cell
+                problem = f"its template ran {strays} process{'es' if strays > 1 else ''} beside its games, in their " \
+                          "cgroup slots or its keeper's"
         if problem and self.fault is None:
             self._template_broke(problem, sent=False)
 

@@ -396,5 +396,6 @@ def test_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_start
         if record["faults"]:
             assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
                 (0, "crash", "start")]
-            assert "in its games' cgroup slots" in record["faults"][0]["detail"], record["faults"][0]["detail"]
+            detail = record["faults"][0]["detail"]
+            assert "beside its games, in their cgroup slots" in detail, detail
         assert record["moves"] == reference(record, 0, seed)["moves"]

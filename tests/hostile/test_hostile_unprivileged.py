@@ -407,5 +407,6 @@ def test_as_nobody_a_template_that_moves_a_process_into_its_games_slots_gets_no_
     assert all(seen == [] for seen in reports("".join(text for _, text in played), "watched"))
     assert [seed for seed, (record, _) in enumerate(played, start=1) if record["faults"]] == [2, 4]
     for seed, (record, _) in enumerate(played, start=1):
-        assert all("in its games' cgroup slots" in fault["detail"] for fault in record["faults"]), record["faults"]
+        assert all("beside its games, in their cgroup slots" in fault["detail"]
+                   for fault in record["faults"]), record["faults"]
         assert record["moves"] == reference(record, 0, seed)["moves"]
