@@ -209,6 +209,66 @@ def test_closing_the_writer_stores_the_last_games_at_once_not_after_its_wait_for
     assert [json.loads(line) for line in run("export", str(folder)).splitlines()] == records[:1]
 
 
+class _Noting:
+    """A store writer's task that notes in a file how many games it was given, and gives that as its result."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self.got: object = "nothing received"
+
+    def begin(self) -> None:
+        self.count = 0
+
+    def add(self, rows) -> None:
+        self.count += len(rows)
+        self.path.write_text(str(self.count))
+
+    def add_placings(self, games) -> None:
+        raise AssertionError("not rated beside the writer here")
+
+    def result(self) -> int:
+        return self.count
+
+    def received(self, result) -> None:
+        self.got = result
+
+
+def test_the_writers_task_takes_a_batch_as_it_arrives_not_once_its_transaction_is_stored(tmp_path, monkeypatch):
+    """The live ratings rate a batch while the writer gathers its transaction: a run's end then only inserts."""
+    from arena.runs import writer as writer_module
+
+    folder, records, specs, path, db = _emptied_store(tmp_path, deals=1)
+    db.close()
+    monkeypatch.setattr(writer_module, "GATHER_SECONDS", 30.0)  # the transaction waits for more games
+    noted = tmp_path / "noted"
+    task = _Noting(noted)
+    writer = StoreWriter(path, task)
+    writer.add(game_rows([FinishedGame(specs[record["id"]], record) for record in records[:3]]))
+    began = time.monotonic()
+    while not noted.exists() and time.monotonic() - began < 10:
+        time.sleep(0.01)
+    assert noted.read_text() == "3"
+    assert run("export", str(folder)) == ""  # still gathering: nothing stored yet
+    writer.close()
+    assert task.got == 3
+    assert [json.loads(line) for line in run("export", str(folder)).splitlines()] == records[:3]
+
+
+def test_a_batch_that_cannot_be_stored_drops_the_writers_task(tmp_path):
+    folder, records, specs, path, db = _emptied_store(tmp_path, deals=1)
+    db.execute("DROP TABLE seats")
+    db.commit()
+    db.close()
+    task = _Noting(tmp_path / "noted")
+    failing = StoreWriter(path, task)
+    failing.add(game_rows([FinishedGame(specs[records[0]["id"]], records[0])]))
+    with pytest.raises(StoreError, match="no such table: seats"):
+        failing.close()
+    assert (tmp_path / "noted").read_text() == "1"  # it was given the batch, which was then not stored
+    assert task.got is None  # so its result (the live ratings) is not used
+
+
 def _specs_of(store):
     """Stand-ins for the specs of a store's games: what the store's rows take of a spec."""
     return [SimpleNamespace(key=key, id=game_id, game=game, table=table, deal=deal, rotation=rotation, order=order,

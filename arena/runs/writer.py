@@ -22,11 +22,16 @@ path out of the run loop does) and dies with the main process, as the
 workers do: a run killed outright loses the batches in the pipe and those
 the writer was gathering (at most 0.25 s of games), which a rerun plays again.
 
-The writer may be given a :class:`WriterTask` to do with each batch once it
-is stored: the tournament's live ratings (:mod:`arena.standings.live_ratings`)
-rate the games from their seats' rows there, so that no process of its own
-and no message of the main process's is spent on them. A task that fails
-is dropped (its result is then None); the games are stored all the same.
+The writer may be given a :class:`WriterTask` to do with each batch: the
+tournament's live ratings (:mod:`arena.standings.live_ratings`) rate the
+games from their seats' rows there, so that no process of its own and no
+message of the main process's is spent on them. The task takes each batch
+as it arrives, while the writer gathers its transaction (up to
+:data:`GATHER_SECONDS`), not once it is stored: when the run ends, only the
+last transaction's inserts are left to do, not its rating too (~7 ms of
+256 games, after the last game at any ``-j``). A task that fails is dropped
+(its result is then None); the games are stored all the same. A batch that
+cannot be stored drops the task too, since it counted those games.
 
 With many workers the writer gives its task a process of its own
 (``rate_aside``, from :data:`RATE_ASIDE_FROM_JOBS` workers on): storing and
@@ -49,7 +54,7 @@ import select
 import signal
 import socket
 import time
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from arena.errors import StoreError
 from arena.runs.logs import flush_log_queue
@@ -276,9 +281,11 @@ def _rows(conn: multiprocessing.connection.Connection, batch: tuple[list[GameRow
     return rows
 
 
-def _received(conn: multiprocessing.connection.Connection) -> Iterator[tuple[list[GameRows], int]]:
+def _received(conn: multiprocessing.connection.Connection,
+              arrived: Callable[[list[GameRows]], None] = lambda rows: None,
+              ) -> Iterator[tuple[list[GameRows], int]]:
     """The batches that come down ``conn`` until ``None``, gathered into transactions: their rows and how many
-    batches they are.
+    batches they are; ``arrived`` is given each batch's rows as it comes, before its transaction is gathered.
 
     A transaction costs the writer about 250 us of CPU whatever its size
     (the pages every batch touches, the key index's all over the file, go
@@ -291,19 +298,25 @@ def _received(conn: multiprocessing.connection.Connection) -> Iterator[tuple[lis
     run that stops sends ``None``, which ends the wait at once). A
     transaction holds at most :data:`MERGED_GAMES` games.
     """
+    waiting = select.poll()  # registered once: conn.poll() makes and drops a selector each call
+    waiting.register(conn.fileno(), select.POLLIN)
     stopped = False
     while not stopped and (batch := conn.recv()) is not None:
-        rows, batches = _rows(conn, batch), 1
+        first = _rows(conn, batch)
+        arrived(first)
+        rows, batches = list(first), 1
         deadline = time.monotonic() + GATHER_SECONDS
         while len(rows) < MERGED_GAMES:
             wait = deadline - time.monotonic() if len(rows) < GATHER_GAMES else 0.0
-            if not conn.poll(max(wait, 0.0)):
+            if not waiting.poll(max(wait, 0.0) * 1000):
                 break
             batch = conn.recv()
             if batch is None:
                 stopped = True
                 break
-            rows += _rows(conn, batch)
+            more = _rows(conn, batch)
+            arrived(more)
+            rows += more
             batches += 1
         yield rows, batches
 
@@ -325,18 +338,26 @@ def _write(conn: multiprocessing.connection.Connection, theirs: multiprocessing.
         task = _TaskAside(task)
     if task is not None and not run_task(task, "begin"):
         task = None
+
+    def arrived(rows: list[GameRows]) -> None:
+        nonlocal task
+        if task is not None and not run_task(task, "add", rows):
+            task = None
+
     try:
-        for rows, batches in _received(conn):
+        for rows, batches in _received(conn, arrived):
             try:
                 store.add_rows(rows)
             except StoreError as error:
                 for _ in range(batches):
                     conn.send(str(error))
+                if task is not None:  # it has counted games that are not stored: its result would not hold
+                    log.error("the store writer's %s is dropped: a batch it was given could not be stored",
+                              type(task).__name__)
+                    task = None
                 continue
             for _ in range(batches):
                 conn.send("")
-            if task is not None and not run_task(task, "add", rows):
-                task = None
         if answers_result:
             result = None
             if task is not None:
