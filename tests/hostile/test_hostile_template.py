@@ -320,7 +320,8 @@ def test_a_template_reads_nothing_through_the_cgroup_slot_a_request_brings():
     lets no one but the runner look into it, so every open fails and every game is random's."""
     require("namespaces", "cpu")
     if not protections().own_user:
-        pytest.skip("bots share the runner's user id here: the slot's folder is theirs to look into (docs/security.md)")
+        pytest.skip("bots share the runner's user id here, and the template is sent no slot folder: "
+                    "test_hostile_unprivileged.py's as-nobody case tries this attack there")
     assert games_of("kept", 4, peek=True) == [[]] * 4
 
 
