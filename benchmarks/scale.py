@@ -28,11 +28,15 @@ For random self-play Modern Art (four seats, ``--sandbox none``):
    shared machine only ever slows a run).
 
 The machine's load average is printed first: on a machine others are using,
-run it twice.
+run it twice. ``--against REV`` measures another revision's ``arena`` package
+(taken out with ``git archive``, its bytecode compiled) in the same run, its
+probes and timed runs alternating with this checkout's, so that both meet the
+same load: each figure is then printed for both.
 
     python benchmarks/scale.py                  # 1,000 deals: 4,000 games a run
     python benchmarks/scale.py --deals 250 --repeat 1
     python benchmarks/scale.py --cpu-only       # the CPU table alone (no rating update, no timed runs)
+    python benchmarks/scale.py --against 2adf15d --repeat 3
 """
 
 from __future__ import annotations
@@ -149,13 +153,32 @@ class Cpu(NamedTuple):
         return (self.main_rest + self.workers) / (self.main_rest + (self.workers + self.beside) / jobs)
 
 
-def probe(path: str, jobs: int, profile: str | None = None) -> Cpu:
+def code_tree(folder: str, revision: str) -> str:
+    """``revision``'s ``arena`` package taken out into ``folder`` (``git archive``) and compiled, for ``PYTHONPATH``."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.makedirs(folder)
+    archive = subprocess.run(["git", "archive", revision, "arena"], cwd=root, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(folder, "arena")], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    return folder
+
+
+def tree_env(tree: str | None) -> dict[str, str]:
+    """The environment of a run of ``tree``'s arena (None: this checkout's, the one installed)."""
+    if tree is None:
+        return dict(os.environ)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH", "")]))}
+
+
+def probe(path: str, jobs: int, profile: str | None = None, tree: str | None = None) -> Cpu:
     """``arena run PATH --fresh --sandbox none -j JOBS`` in a new interpreter, the CPU of each process probed."""
     folder = os.path.dirname(path)
     cpu_file = os.path.join(folder, f"cpu-{jobs}.txt")
     with contextlib.suppress(FileNotFoundError):
         os.remove(cpu_file)
-    env = {**os.environ, "SCALE_CPU": cpu_file, **({"SCALE_PROFILE": profile} if profile else {})}
+    env = {**tree_env(tree), "SCALE_CPU": cpu_file, **({"SCALE_PROFILE": profile} if profile else {})}
     started = time.time()
     subprocess.run([sys.executable, "-c", PROBE_SCRIPT, "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)],
                    cwd=folder, capture_output=True, text=True, check=True, env=env)
@@ -199,11 +222,11 @@ def cpu_table(runs: dict[int, Cpu]) -> str:
     return "\n".join(lines)
 
 
-def games_per_second(path: str, games: int, jobs: int) -> float:
+def games_per_second(path: str, games: int, jobs: int, tree: str | None = None) -> float:
     """``arena run PATH --fresh --sandbox none -j JOBS`` as a user starts it: games over seconds, start to exit."""
     began = time.perf_counter()
     subprocess.run([arena_script(), "run", path, "--fresh", "--sandbox", "none", "-j", str(jobs)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=os.path.dirname(path))
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=os.path.dirname(path), env=tree_env(tree))
     return games / (time.perf_counter() - began)
 
 
@@ -214,6 +237,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="runs of each -j, alternating; the best is kept")
     parser.add_argument("--profile", metavar="FOLDER", help="write each process's cProfile to FOLDER/j1, FOLDER/j2")
     parser.add_argument("--cpu-only", action="store_true", help="the CPU table alone: no rating update, no timed runs")
+    parser.add_argument("--against", metavar="REV", help="measure git revision REV's arena too, alternating with this "
+                                                         "checkout's (its figures printed first)")
     args = parser.parse_args()
     for jobs in (1, 2):
         if args.profile:
@@ -232,28 +257,38 @@ def main() -> None:
               f"(target <= {UPDATE_TARGET_US:.0f} us: {verdict(ours_us <= UPDATE_TARGET_US)}; "
               f"{library_us / ours_us:.1f}x)")
     with tempfile.TemporaryDirectory() as folder:
+        trees: dict[str, str | None] = {"this checkout": None}
+        if args.against:
+            trees = {args.against: code_tree(os.path.join(folder, "against"), args.against), **trees}
         path = tournament_file(folder, "modern-art", 4, args.deals)
-        runs = {jobs: probe(path, jobs, args.profile and os.path.join(args.profile, f"j{jobs}"))
-                for jobs in (1, 2)}
-        two_cpu, games = runs[2], runs[2].games
-        print(f"CPU of each process of `arena run --sandbox none` ({games} games; load average "
-              f"{' '.join(f'{load:.2f}' for load in os.getloadavg())}):")
-        print(cpu_table(runs))
-        print(f"coordinator (main process of -j 2 while playing): {two_cpu.main_loop:.1f} us CPU a game "
-              f"(target <= {COORDINATOR_TARGET_US:.0f} us: {verdict(two_cpu.main_loop <= COORDINATOR_TARGET_US)})")
-        print(f"store: {two_cpu.bytes_a_game:,.0f} bytes a game "
-              f"(target <= {BYTES_TARGET:,} bytes: {verdict(two_cpu.bytes_a_game <= BYTES_TARGET)})")
+        runs: dict[str, dict[int, Cpu]] = {name: {} for name in trees}
+        for jobs in (1, 2):
+            for name, tree in trees.items():
+                runs[name][jobs] = probe(path, jobs, args.profile and os.path.join(args.profile, f"j{jobs}"), tree)
+        games = runs["this checkout"][2].games
+        for name in trees:
+            two_cpu = runs[name][2]
+            print(f"CPU of each process of `arena run --sandbox none`, {name} ({games} games; load average "
+                  f"{' '.join(f'{load:.2f}' for load in os.getloadavg())}):")
+            print(cpu_table(runs[name]))
+            print(f"coordinator (main process of -j 2 while playing): {two_cpu.main_loop:.1f} us CPU a game "
+                  f"(target <= {COORDINATOR_TARGET_US:.0f} us: {verdict(two_cpu.main_loop <= COORDINATOR_TARGET_US)})")
+            print(f"store: {two_cpu.bytes_a_game:,.0f} bytes a game "
+                  f"(target <= {BYTES_TARGET:,} bytes: {verdict(two_cpu.bytes_a_game <= BYTES_TARGET)})")
         if args.cpu_only:
             return
-        rates: dict[int, list[float]] = {1: [], 2: []}
+        rates: dict[tuple[str, int], list[float]] = {(name, jobs): [] for name in trees for jobs in (1, 2)}
         for _ in range(args.repeat):
             for jobs in (1, 2):
-                rates[jobs].append(games_per_second(path, games, jobs))
-        one, two = max(rates[1]), max(rates[2])
-        print(f"random self-play, --sandbox none: -j 1 {one:.0f} games/s, -j 2 {two:.0f} games/s: {two / one:.2f}x "
-              f"(target on two cores >= {PARALLEL_TARGET}x: {verdict(two / one >= PARALLEL_TARGET)}; "
-              f"runs: -j 1 {', '.join(f'{rate:.0f}' for rate in rates[1])}, "
-              f"-j 2 {', '.join(f'{rate:.0f}' for rate in rates[2])})")
+                for name, tree in trees.items():
+                    rates[name, jobs].append(games_per_second(path, games, jobs, tree))
+        for name in trees:
+            one, two = max(rates[name, 1]), max(rates[name, 2])
+            met = verdict(two / one >= PARALLEL_TARGET)
+            print(f"random self-play, --sandbox none, {name}: -j 1 {one:.0f} games/s, -j 2 {two:.0f} games/s: "
+                  f"{two / one:.2f}x (target on two cores >= {PARALLEL_TARGET}x: {met}; "
+                  f"runs: -j 1 {', '.join(f'{rate:.0f}' for rate in rates[name, 1])}, "
+                  f"-j 2 {', '.join(f'{rate:.0f}' for rate in rates[name, 2])})")
     print(f"load average after: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
 
 
