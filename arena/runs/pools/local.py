@@ -49,7 +49,7 @@ import signal
 import socket
 import time
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, cast
 
 from arena.runs.process import RETRY_SIGNAL, cancel_retry, die_with_parent, interruptible, retry_soon, watch_forks
 from arena.runs.deals import LazySpecs
@@ -296,25 +296,28 @@ class LocalPool:
             wanted = self.timing.games_wanted()
             if self.left is not None:  # near the end, a chunk holds at most its share of what is left
                 wanted = min(wanted, max(1, self.left // (CHUNKS_PER_WORKER * len(self.links))))
-            for _ in range(wanted):
-                task = self.returned.pop(0) if self.returned else next(tasks, None)
-                if task is None:
-                    break
-                chunk.append(task)
+            returned = self.returned
+            chunk = returned[:wanted]  # games a dead worker held go first
+            del returned[:len(chunk)]
+            if len(chunk) < wanted:
+                chunk += itertools.islice(tasks, wanted - len(chunk))
             if not chunk:
                 if not held:
                     self._send(conn, None)
                 return
             cut: list[Any] = []
-            refs: list[Any] = [self.places.get(id(task), task) for task in chunk]
+            refs: list[Any] = [self.places.get(id(task), task) for task in chunk] if self.places else list(chunk)
             message = _pickled(refs, cut)
             if cut:  # too many bytes: the specs cut from its end go first next time
                 self.returned[:0] = chunk[len(refs):]
                 del chunk[len(refs):]
             if self.left is not None:
                 self.left -= len(chunk)
-            for task in chunk:
-                held[task if isinstance(task, int) else task.order] = task  # a lazy table's place is its order
+            if isinstance(self.table, LazySpecs):  # every task a place in it, which is its order
+                held.update(zip(cast(list[int], chunk), chunk))
+            else:
+                for task in chunk:
+                    held[task if isinstance(task, int) else task.order] = task
             chunks.append(len(chunk))
             self._send(conn, message)
 
