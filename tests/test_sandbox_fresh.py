@@ -81,6 +81,36 @@ def test_a_forked_bots_cpu_backstop_moves_with_what_a_decision_may_spend():
         bot.close()
 
 
+CPUS_BOT = "import os\n\nclass Bot:\n    def decide(self, message):\n        return sorted(os.sched_getaffinity(0))\n"
+
+
+@pytest.mark.parametrize("reuse", [False, True], ids=["fresh", "reuse"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_pinned_runners_bots_play_on_its_core_unless_they_may_run_threads(tmp_path, threads, reuse):
+    """A worker pinned to a core (``arena run``'s local pool, sandboxed, no more workers than cores) plays its
+    games' bots on that core, where they take turns with it (about a tenth less CPU a jailed game than spread
+    over every core, docs/performance.md); a tournament that lets a bot run several threads (``[limits]
+    threads``) lets it use every core. A fresh game's bot and a reused process alike."""
+    cores = os.sched_getaffinity(0)
+    if len(cores) < 2:
+        pytest.skip("one core here: nothing to keep or spread")
+    (tmp_path / "cpus_bot.py").write_text(CPUS_BOT)
+    plugins = get_plugins()
+    limits = Limits(start_ms=5000, threads=threads, reuse=reuse)
+    core = max(cores)
+    os.sched_setaffinity(0, {core})
+    try:
+        bot = open_process_bot(parse_spec("cpus=py:cpus_bot:Bot", plugins), limits, plugins)
+        try:
+            bot.start(START, 5000)
+            seen, _ = bot.decide(DECIDE, 5000)
+        finally:
+            bot.close()
+    finally:
+        os.sched_setaffinity(0, cores)
+    assert seen == ([core] if threads == 1 else list(range(os.cpu_count() or 1))), seen
+
+
 THIEF_BOT = '''
 import threading, time
 

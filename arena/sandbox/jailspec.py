@@ -41,6 +41,9 @@ class JailSpec:
     forks_games: bool
     #: what its ``/proc`` shows (``[sandbox] proc``): ``full``, or ``processes`` only (a template's games too)
     proc: ProcView = "full"
+    #: spread over every core (a tournament that lets a bot run several threads), else kept on the runner's
+    #: cores: a worker pinned to a core (``arena run``'s local pool) and its game's bots take turns on it
+    spread: bool = True
 
     @classmethod
     def for_bot(cls, limits: Limits, *, uid: int | None, namespaces: bool, readable: Sequence[str] | None,
@@ -54,7 +57,7 @@ class JailSpec:
                           if uid is not None and readable is None else ()),
             namespaces=namespaces, readable=None if readable is None else tuple(readable),
             scratch_mb=limits.memory_mb, cgroup_files=tuple(cgroup_files), forks_games=forks_games,
-            proc=limits.proc)
+            proc=limits.proc, spread=limits.threads > 1)
 
     def preexec(self, report: int = -1) -> Callable[[], None]:
         """The function the new process runs before ``exec``: its whole jail (``report``: a template's reaper
@@ -63,7 +66,7 @@ class JailSpec:
             list(self.rlimits), self.cpu_seconds, uid=self.uid, open_up=self.open_up, namespaces=self.namespaces,
             cpu_hard=self.cpu_hard, readable=None if self.readable is None else list(self.readable),
             scratch_mb=self.scratch_mb, cgroup_files=self.cgroup_files, forks_games=self.forks_games,
-            report=report, proc=self.proc)
+            report=report, proc=self.proc, spread=self.spread)
 
 
 def first_cpu_backstop(limits: Limits) -> int:

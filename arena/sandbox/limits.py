@@ -302,7 +302,7 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
             open_up: Sequence[str] = (), namespaces: bool = False, *, cpu_hard: int | None = None,
             readable: list[str] | None = None, scratch_mb: int = 64,
             cgroup_files: Sequence[str] = (), forks_games: bool = False, report: int = -1,
-            proc: ProcView = "full") -> Callable[[], None]:
+            proc: ProcView = "full", spread: bool = True) -> Callable[[], None]:
     """The function run in the child before ``exec``: cgroups, namespaces, its own root, user id, limits,
     a fresh session keyring, and last the system-call filter.
 
@@ -321,6 +321,8 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
         which is its games' parent and writes how each ended to ``report``, and its ``/proc`` hides both.
     :param proc: with namespaces, what the bot's ``/proc`` shows: ``full``, or ``processes`` only (``[sandbox]
         proc``; a template's games mount theirs like the template's, :func:`arena.sandbox.jail.mount_proc`).
+    :param spread: the bot may run on every core (``[limits] threads`` above one); else it keeps the runner's
+        (a pinned worker's game then takes turns on its core: about a tenth less CPU a jailed game).
 
     Hard limits never rise above the runner's own. NO_NEW_PRIVS is set last, then the filter
     (:mod:`arena.sandbox.seccomp`, where this machine allows one): nothing after it is the runner's code.
@@ -344,10 +346,11 @@ def preexec(pairs: list[tuple[int, int]], cpu_seconds: int, uid: int | None = No
 
     def apply() -> None:
         die_with_parent()
-        try:  # not the runner's pinning: a worker pinned to one core must not slow its bots down
-            os.sched_setaffinity(0, range(os.cpu_count() or 1))
-        except (OSError, AttributeError):
-            pass
+        if spread:  # several threads a bot: not a pinned worker's one core (else its bots take turns on it)
+            try:
+                os.sched_setaffinity(0, range(os.cpu_count() or 1))
+            except (OSError, AttributeError):
+                pass
         for path in joins:
             with open(path, "w") as handle:
                 handle.write("0")
