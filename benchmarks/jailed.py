@@ -18,6 +18,12 @@ each game, its seat pool included), three ways:
    lines, so that what the jail adds over the protocol itself is measured
    in the same run.
 
+The ways 2-4 run with this process pinned to one core, as ``arena run -j 1``
+pins its worker under the process sandbox (arena/runs/pools/local.py), its
+bots keeping that core (``--unpinned``: every core, as a runner that is not
+pinned); the in-process way is not pinned, as ``--sandbox none`` workers are
+not.
+
 Each is timed on the wall clock and in CPU time of every process: this
 process, and every template and game's bot, counted by a cgroup v1
 ``cpuacct`` group of its own that this process joins (bots keep it: they
@@ -54,6 +60,7 @@ decision, in turns (the fresh bot's own cost, without the decisions' noise).
     python benchmarks/jailed.py --every-bot-frozen   # also as before issue 25, in turns: every bot frozen
     python benchmarks/jailed.py --network-per-game   # also fresh games with network and IPC namespaces each
     python benchmarks/jailed.py --split              # also a fresh bot alone, split: runner, template, games' bots
+    python benchmarks/jailed.py --unpinned           # the bot processes' ways on every core
 """
 
 from __future__ import annotations
@@ -179,19 +186,41 @@ def as_plain_processes(specs: list[Any]) -> list[Any]:
     return [dataclasses.replace(spec, sandbox="none", entrants=tuple(map(plain, spec.entrants))) for spec in specs]
 
 
-def play(specs: list[Any], meter: CpuMeter) -> Timed:
-    """Play the specs in this process as a ``-j 1`` worker does (the first one untimed: it starts the bots)."""
-    play_record(specs[0])
-    decisions = 0
-    wall, cpu, runner = time.perf_counter(), meter.total(), meter.runner()
-    for spec in specs[1:]:
-        record = play_record(spec)
-        assert not record["faults"], record["faults"][:2]
-        decisions += len(record["moves"])
-    wall = time.perf_counter() - wall
-    time.sleep(0.05)  # the last game's bots are gone (their exit counts)
-    cpu, runner = meter.total() - cpu, meter.runner() - runner
-    close_pools()
+#: whether the ways that play bot processes run pinned to one core, as ``arena run -j 1`` pins its worker under
+#: the process sandbox (arena/runs/pools/local.py; its bots keep that core): ``--unpinned`` turns it off
+PIN_WORKER = True
+
+
+@contextlib.contextmanager
+def as_worker(pin: bool) -> Iterator[None]:
+    """This process (and the bot processes it starts inside) on one core, as a pinned ``-j 1`` worker, when
+    ``pin`` and :data:`PIN_WORKER`; its own cores again after."""
+    cores = os.sched_getaffinity(0)
+    if not (pin and PIN_WORKER) or len(cores) < 2:
+        yield
+        return
+    os.sched_setaffinity(0, {min(cores)})  # the pool's first worker's core
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cores)
+
+
+def play(specs: list[Any], meter: CpuMeter, pin: bool = True) -> Timed:
+    """Play the specs in this process as a ``-j 1`` worker does (the first one untimed: it starts the bots):
+    with ``pin``, on one core (:func:`as_worker`); every bot process ends before it returns."""
+    with as_worker(pin):
+        play_record(specs[0])
+        decisions = 0
+        wall, cpu, runner = time.perf_counter(), meter.total(), meter.runner()
+        for spec in specs[1:]:
+            record = play_record(spec)
+            assert not record["faults"], record["faults"][:2]
+            decisions += len(record["moves"])
+        wall = time.perf_counter() - wall
+        time.sleep(0.05)  # the last game's bots are gone (their exit counts)
+        cpu, runner = meter.total() - cpu, meter.runner() - runner
+        close_pools()
     return Timed(len(specs) - 1, decisions, wall, cpu, runner)
 
 
@@ -398,7 +427,7 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
         lines = real_requests(schedule(folder, game, bot, players, 40, "none", False), 3000)
         echo = Echo(lines)
         try:
-            plain = play(schedule(folder, game, bot, players, games, "none", False), cpu)
+            plain = play(schedule(folder, game, bot, players, games, "none", False), cpu, pin=False)
             echo.pass_us()
             fresh_specs = schedule(folder, game, bot, players, games, "process", False)
             reuse_specs = schedule(folder, game, bot, players, decision_games, "process", True)
@@ -486,11 +515,18 @@ def main() -> None:
                              "process, the template and the games' bots, with their page faults")
     parser.add_argument("--network-per-game", action="store_true",
                         help="also play fresh with network and IPC namespaces per game (as before 2026-12-05)")
+    parser.add_argument("--unpinned", action="store_true",
+                        help="play the bot processes' ways on every core (a -j 1 worker is pinned under the process "
+                             "sandbox, and its bots keep its core)")
     arguments = parser.parse_args()
+    global PIN_WORKER
+    PIN_WORKER = not arguments.unpinned
     found = protections()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
           f"jail: cgroups {found.cgroups}, namespaces {found.namespaces}, private root {found.filesystem}, "
-          f"templates {found.fork_template}, clock {found.cpu_clock}")
+          f"templates {found.fork_template}, clock {found.cpu_clock}; bot processes' ways "
+          + ("pinned to one core, as a -j 1 worker" if PIN_WORKER and len(os.sched_getaffinity(0)) > 1 else
+             "on every core"))
     with meter() as cpu:
         print("CPU: " + ("every process (a cpuacct group of this run's own)" if cpu.every_process else
                          "this process and the children it waited for (no cpuacct group here)"))
