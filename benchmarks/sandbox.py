@@ -19,10 +19,9 @@ process the size of a template.
 Each row also gives its CPU time per decision: the runner's and every bot
 process's (their cgroups: templates and games too), and the bare round trip's
 is the CPU time of both its processes; on a shared machine these move far less
-than wall-clock figures. Both runs are repeated with the runner pinned to one
-core (its bots are not: each jail's first step spreads a bot over every core,
-arena.sandbox.limits, so that a worker pinned to a core does not slow its bots;
-the bare round trip's echo does inherit the pinning).
+than wall-clock figures. Both runs are repeated with every process pinned to
+one core (bots keep the runner's cores, unless ``[limits] threads`` lets them
+run several: arena.sandbox.jailspec).
 Last, the system-call filter's cost (arena/sandbox/seccomp.py): decisions
 (``reuse = true``) and fresh bots with the filter and without it, alternated
 in the same run, and the cost of loading it in a new process: the exported
@@ -423,7 +422,7 @@ def main() -> None:
     filter_costs(game_name, int(players or 4), arguments.games, plugins)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        print("\none core (the runner pinned; jailed bots spread over every core again by their jail):")
+        print("\none core (runner and bots pinned together):")
         run(game_name, int(players or 4), arguments.games, plugins)
 
 
