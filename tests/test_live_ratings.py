@@ -72,3 +72,36 @@ def test_placings_sent_beside_the_writer_rate_as_the_rows_do():
         by_rows.add(rows_of(arrived[cut:cut + 25]))
         by_placings.add_placings(arrived[cut:cut + 25])
     assert by_rows.result().ratings == by_placings.result().ratings
+
+
+def test_a_one_game_runs_leaderboard_takes_the_runs_seats_only_while_the_store_holds_as_many(tmp_path, monkeypatch):
+    """The run's seats stand for the store's while its count of current games agrees (read from an index alone
+    for a tournament of one game); once the store holds another number, the leaderboard reads it back."""
+    import io
+
+    from arena.plugins import get_plugins
+    from arena.runs.store import Store, open_store
+    from arena.standings.leaderboard import build_leaderboard
+    from arena.tournament.config import load_tournament
+    from arena.tournament.runner import run_tournament
+    from tournament_files import write_tournament
+
+    plugins = get_plugins()
+    bots = ['spec = "random"', 'spec = "r2=random"', 'spec = "r3=random"', 'spec = "r4=random"']
+    tournament = load_tournament(write_tournament(tmp_path, bots, "modern-art:4", deals=6, name="cup"), plugins)
+    outcome = run_tournament(tournament, plugins, root=str(tmp_path / "results"), jobs=2, sandbox="none",
+                             progress_stream=io.StringIO())
+    assert list(outcome.seats) == ["modern-art"] and outcome.seats["modern-art"].games == 24
+    read = []
+    real = Store.seats_with_blocks
+    monkeypatch.setattr(Store, "seats_with_blocks", lambda store, game: read.append(game) or real(store, game))
+    store = open_store(outcome.folder)
+    try:
+        assert build_leaderboard(store, seats=outcome.seats) == build_leaderboard(store)
+        assert read == ["modern-art"]  # only the leaderboard without the run's seats read them
+        store.db.execute("UPDATE games SET current = NULL WHERE row = (SELECT MAX(row) FROM games)")
+        board = build_leaderboard(store, seats=outcome.seats)
+        assert read == ["modern-art", "modern-art"]  # 23 current games now: the run's 24 seats are not used
+        assert board == build_leaderboard(store) and board["games"] == 23
+    finally:
+        store.close()

@@ -69,10 +69,13 @@ def build_leaderboard(store: Store, rater: str | None = None, seats: Mapping[str
     not_entered = [f"{bot} is not entered: disqualified before play, it cannot play: {why}"
                    for bot, why in disqualified.items()]
     inputs, sections = [], []
+    # with one game, every current game is of it: counted from the index on ``current`` alone, not a scan of
+    # every games row for its game's name (14 ms at 20,000 games, after the last game of a run)
+    single = len(plan["games"]) == 1
     for game in plan["games"]:
         name = game["name"]
         kept = seats.get(name)
-        game_seats = kept if kept is not None and kept.games == store.count(name) else \
+        game_seats = kept if kept is not None and kept.games == store.count(None if single else name) else \
             from_rows(store.seats_with_blocks(name))
         data = GameInput(name, list(game["entries"]), cached_ratings(store, name, info.name, game_seats),
                          game_figures(game_seats, name), game_seats.games, game["games"],
