@@ -105,3 +105,29 @@ def test_a_one_game_runs_leaderboard_takes_the_runs_seats_only_while_the_store_h
         assert board == build_leaderboard(store) and board["games"] == 23
     finally:
         store.close()
+
+
+def test_seats_kept_by_the_writer_number_deal_blocks_as_the_stores_rows_do():
+    """Several tables and deals, games arriving in any order: from_columns numbers each deal block (a table and a
+    deal) by its first game in schedule order, as from_rows does, and lists names and placings the same."""
+    import numpy as np
+
+    from arena.standings.seats import SeatCollector, from_columns, from_rows
+
+    draw = random.Random(13)
+    games = []
+    for order in range(400):
+        table, deal = draw.choice(["a+b+c", "b+c+d", "t3"]), draw.randint(1, 60)
+        bots = draw.sample(BOTS, 3)
+        games.append((order, table, deal, bots, [1 + (seat + order) % 3 for seat in range(3)]))
+    collector = SeatCollector()
+    for order, table, deal, bots, ranks in draw.sample(games, len(games)):
+        collector.add(("k", "id", "g", table, deal, 0, order),
+                      tuple((bot, "v", 10 * rank, rank, 0) for bot, rank in zip(bots, ranks)))
+    got = from_columns(collector.columns)
+    want = from_rows([(order, table, deal, bot, rank, 10 * rank, 0)
+                      for order, table, deal, bots, ranks in games for bot, rank in zip(bots, ranks)])
+    assert np.array_equal(got.block, want.block) and got.block.dtype == want.block.dtype
+    assert got.blocks == want.blocks == len({(table, deal) for _, table, deal, _, _ in games})
+    assert list(got.names) == list(want.names) and list(got.ranks) == list(want.ranks)
+    assert list(got.rated_games()) == [(list(bots), list(ranks)) for bots, ranks in want.rated_games()]
