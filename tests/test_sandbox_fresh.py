@@ -242,7 +242,7 @@ def test_what_a_template_computes_forking_a_game_counts_in_that_games_start_howe
     try:
         if bot.launcher.cell is None or not bot.launcher.cgroup.core:
             pytest.skip("no cgroup v2 clock for a template here")
-        bot.start(START, 5000)  # its first game (the template started with it, what it did before ready is free)
+        bot.start(START, 5000)  # its first game (its template's import and first fork count in this start)
         bot.finish_game()
         timeouts = []
         for _ in range(2):

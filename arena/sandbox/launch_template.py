@@ -146,7 +146,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.replies: dict[int, dict[str, Any]] = {}  # the template's messages, by game number
         self.protocol = TemplateProtocol()  # what the template said so far
         self.ahead_marks: dict[int, int] = {}  # the CPU time of a game's slot when its bot was asked for
-        self.template_mark = 0  # the template's CPU time when its last game ended (or when it was ready)
+        #: the template's CPU time when its last game ended; 0 for a new template (a new cell): all it used before
+        #: its first game (its import, and anything after its ready) counts in that game's start
+        self.template_mark = 0
         self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
         self.shared_namespaces = namespaces_shared()  # its games may stay in its (empty) network and IPC namespaces
         self.games = 0
@@ -162,6 +164,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.control.setblocking(False)  # a template that reads no request cannot hold the runner in a send
         self.fault = None
         self.template_marks = None
+        self.template_mark = 0  # its new cell counts from zero: the first start of a process includes its start-up
         self.protocol = TemplateProtocol()
         self.control_poll = select.poll()
         self.control_poll.register(self.control, select.POLLIN)
@@ -246,8 +249,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if fds:  # the pidfd of a game's bot, with its "forked" message
             message["pidfd"] = fds[0]
         if message.get("ready"):
+            # not a mark of its CPU time: whenever the runner reads this, the template may have computed since it
+            # sent it (or imported at length), and all of that counts in its first game's start
             self._drain_template_output()
-            self.template_mark = self.cell.cpu_ns() if self.cell is not None else 0  # importing is free
             others = self._template_company()
             if others:
                 self._template_broke(f"ready with {others} started at import (refused: a template must run "

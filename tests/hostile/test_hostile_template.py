@@ -400,3 +400,41 @@ def test_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_start
             detail = record["faults"][0]["detail"]
             assert "beside its games, in their cgroup slots" in detail, detail
         assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+@pytest.mark.parametrize("when", ["import_burn", "ready_burn"])
+def test_what_a_template_computes_before_its_first_game_counts_in_that_games_start(when):
+    """The template computes 1.5 s at import (before it says ready) or right after it said ready (before it reads
+    its first request), while the runner is busy elsewhere and reads that ready only at its first game's start:
+    that start, over its 1000 ms, is a timeout on the CPU clock (the first start of a process includes its own
+    start-up, a template's import too), and the honest seat's game is as against a crash at start. What a
+    template used until the runner read its ready was once free import time: that game was played as if nothing."""
+    require("cpu", "namespaces")
+    limits = dataclasses.replace(LIMITS, start_ms=1000)
+    plugins = get_plugins()
+    pool = SeatPool(plugins, "process", limits)
+    rules = plugins.game("silk-road")
+    try:
+        options = rules.check_options(2, {})
+        setup = rules.random_setup(2, options, random.Random(1))
+        seats = pool.seats([attacker(**{when: 1.5}), honest()])
+        try:
+            template = seats[0].launcher.template_pid
+            deadline, last = time.monotonic() + 30, -1
+            while time.monotonic() < deadline:  # until it computed its 1.5 s and went idle (the runner elsewhere)
+                used = cpu_of(template)
+                if used > 1.5e9 and used - last < 5e6:
+                    break
+                last = used
+                time.sleep(0.2)
+            assert cpu_of(template) > 1.5e9, "the template did not compute"
+            record = play_game(rules, options, setup, seats, ["attacker", "honest"], game_id="hostile/1", seed=1,
+                               bot_seeds=[derive_seed(1, seat) for seat in range(2)], limits=limits)
+        finally:
+            pool.release(seats)
+    finally:
+        pool.close()
+    assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+        (0, "timeout", "start")], record["faults"]
+    assert "of CPU time, limit 1000 ms (cpu clock)" in record["faults"][0]["detail"], record["faults"][0]
+    assert record["moves"] == reference(record, 0, 1)["moves"]

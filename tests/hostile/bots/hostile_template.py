@@ -51,8 +51,11 @@ reported as with ``keep``, and why it read nothing (``hostile: {"refused":
 [...]}``). With ``watch_ids``, while it waits for each request (its game
 being played) the template forks children every few ms and counts the ids
 its game took meanwhile (each game's bot starts threads at its start, as many
-as its seed says; ``hostile: {"watched": [...]}``). The bot itself plays like
-``random`` (the same moves for the same seed).
+as its seed says; ``hostile: {"watched": [...]}``). With ``import_burn``
+(seconds) the template computes that long at import, before it says ready;
+with ``ready_burn`` right after it said ready, before it reads its first
+request (its soft CPU limit raised for both, as with ``burn``). The bot
+itself plays like ``random`` (the same moves for the same seed).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ NOTES = libc.mmap(None, PAGE, mmap.PROT_READ, mmap.MAP_SHARED | mmap.MAP_ANONYMO
 #: a buffer at the same address in the template and every game's bot: the template writes here through /proc
 POKED = ctypes.create_string_buffer(16)
 FORKED: list[int] = []  # the games' bots the template forked, by their ids in its namespace
-if CONTROL is not None and OPTIONS.get("burn"):
+if CONTROL is not None and (OPTIONS.get("burn") or OPTIONS.get("import_burn") or OPTIONS.get("ready_burn")):
     resource.setrlimit(resource.RLIMIT_CPU, (resource.getrlimit(resource.RLIMIT_CPU)[1],) * 2)
 
 
@@ -328,6 +331,18 @@ def _burning_recv_fds(*args: Any) -> Any:
     return received
 
 
+_READY_BURNT: list[bool] = []  # with ``ready_burn``: whether its first request was read
+
+
+def _late_recv_fds(*args: Any) -> Any:
+    """In the template: its first call follows its ready at once; compute then, before reading its first
+    request (for the runner, that ready may have been sent while importing)."""
+    if not _READY_BURNT:
+        _READY_BURNT.append(True)
+        burn(float(OPTIONS["ready_burn"]))
+    return _recv_fds(*args)
+
+
 KEPT_FDS: list[int] = []  # with ``keep``: copies of the descriptors of every request
 KEPT_READ: list[str] = []  # what the template read through them, at each request
 
@@ -514,6 +529,8 @@ if CONTROL is not None:
         socket.recv_fds = _slot_reading_recv_fds
     if OPTIONS.get("watch_ids"):
         socket.recv_fds = _watching_recv_fds
+    if OPTIONS.get("ready_burn"):
+        socket.recv_fds = _late_recv_fds
     if OPTIONS.get("slot_helper"):
         socket.recv_fds = _helping_recv_fds
         _HELPER_PIPE.extend(os.pipe())  # at import: a descriptor of its own, not one it was sent
@@ -521,6 +538,8 @@ if CONTROL is not None:
     POKED.value = b"untouched"
     socket.send_fds = _hostile_send_fds
     os.waitstatus_to_exitcode = _hostile_exit_code
+    if OPTIONS.get("import_burn"):
+        burn(float(OPTIONS["import_burn"]))  # the last of its import: then the host says ready
 
 
 class Bot:
@@ -530,7 +549,8 @@ class Bot:
                  notes: bool = False, poke: bool = False, burn: float = 0, helper: str = "",
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
                  probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
-                 watch_ids: bool = False, slot_helper: bool = False) -> None:
+                 watch_ids: bool = False, slot_helper: bool = False, import_burn: float = 0,
+                 ready_burn: float = 0) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
