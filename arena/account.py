@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from arena.errors import RecordError
 from arena.games.base import Game, LogEntry
 from arena.plugins import Plugins
@@ -32,6 +30,8 @@ def format_faults(record: dict[str, Any]) -> str:
 
 def format_result(record: dict[str, Any]) -> str:
     """The final money and ranks as a table."""
+    from tabulate import tabulate  # with wcwidth, about 30 ms: not at every command's start (this module is)
+
     rows = sorted(
         ([rank, seat, name, money] for seat, (name, money, rank) in
          enumerate(zip(record["players"], record["result"]["money"], record["result"]["ranks"]))),

@@ -21,7 +21,6 @@ import threading
 from typing import Any, Callable, TextIO, TypeVar
 
 import click
-from tabulate import tabulate
 
 from arena import __version__
 from arena.account import account
@@ -34,13 +33,20 @@ from arena.runs.process import RETRY_SIGNAL, interruptible, retry_soon, watch_fo
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
-from arena.sandbox.own_files import with_neighbours
 from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
 from arena.tournament.config import GameEntry
 from arena.versions import entrant_version, game_key, game_versions
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _tabulate(rows: list[list[Any]], headers: list[str]) -> str:
+    """``tabulate``'s plain table; the library (and wcwidth under it, about 30 ms) is imported only by a command
+    that draws one, not with the command line."""
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=headers)
 
 # At exit, Python's last garbage collections walk every object of every module imported (numpy's, sqlite's,
 # the games'): 0.1-0.3 s at the end of every command, more than all of a rerun's own work on a stored
@@ -166,7 +172,7 @@ def games() -> None:
         )
         rows.append([name, game.title, f"{game.min_players}-{game.max_players}", options or "-",
                      plugins.distribution_of(plugins.game_plugin(name)), versions[game_key(name)]])
-    click.echo(tabulate(rows, headers=["game", "title", "players", "options (default: meaning)", "plugin",
+    click.echo(_tabulate(rows, headers=["game", "title", "players", "options (default: meaning)", "plugin",
                                        "version"]))
 
 
@@ -189,7 +195,7 @@ def bots(game_name: str | None) -> None:
         version = entrant_version(parse_spec(name), plugins)
         rows.append([name, ", ".join(info.games), plugins.distribution_of(info.plugin), version, options,
                      info.description])
-    click.echo(tabulate(rows, headers=["bot", "games", "plugin", "version", "options", "description"]))
+    click.echo(_tabulate(rows, headers=["bot", "games", "plugin", "version", "options", "description"]))
 
 
 @cli.command()
@@ -197,7 +203,7 @@ def plugins() -> None:
     """List loaded plugins: name, distribution, version, hooks implemented."""
     loaded = get_plugins()
     rows = [[info.name, info.distribution, info.version, ", ".join(info.hooks)] for info in loaded.infos.values()]
-    click.echo(tabulate(rows, headers=["plugin", "distribution", "version", "hooks"]))
+    click.echo(_tabulate(rows, headers=["plugin", "distribution", "version", "hooks"]))
 
 
 #: the largest setup file read (a setup is a few KB)
@@ -283,6 +289,8 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     """
     _check_output_folder(record_path, "--record")
     _check_output_folder(html_path, "--html")
+    from arena.sandbox.own_files import with_neighbours  # the jail's modules: imported by the commands using them
+
     plugins = get_plugins()
     game = plugins.game(game_name)
     entrants = with_neighbours([parse_spec(spec, plugins) for spec in bot_specs])  # none shown another's files

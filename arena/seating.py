@@ -1,4 +1,10 @@
-"""Turning entrants into seat adapters: in-process (``--sandbox none``) or sandboxed processes."""
+"""Turning entrants into seat adapters: in-process (``--sandbox none``) or sandboxed processes.
+
+The jail's modules (:mod:`arena.sandbox.seat` and what it pulls in: the
+launcher, the probe, the filters; about 30 ms) are imported when the first
+process seat is opened, not with this module: every command imports it, and
+``--sandbox none`` never opens one (tests/test_import_cost.py keeps it so).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ from typing import Any, Iterator, Sequence
 from arena.entrants import Entrant
 from arena.match import InProcessBot, Limits, Seat
 from arena.plugins import Plugins
-from arena.sandbox import open_process_bot
 
 SANDBOX_MODES = ("process", "none")
 
@@ -26,6 +31,8 @@ def open_seat(entrant: Entrant, sandbox: str, limits: Limits, plugins: Plugins) 
     """
     if sandbox == "none" and entrant.kind != "cmd":
         return InProcessBot(entrant.factory(plugins))
+    from arena.sandbox.seat import open_process_bot  # the jail's modules, only once a process seat is opened
+
     return open_process_bot(entrant, limits, plugins, isolate=(sandbox == "process"))
 
 

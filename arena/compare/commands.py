@@ -9,15 +9,12 @@ import re
 import click
 
 from arena import hookimpl
-from arena.compare.stats import (DEFAULT_BOUNDS, IMPROVEMENT_TEST, MAX_ELO, REGRESSION_TEST, Sprt, question_of,
-                                 score_of_elo)
 from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import CompareError
 from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.runs.beside import serve_options, start_beside
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
-from arena.sandbox.own_files import with_neighbours
 from arena.seating import bot_prints_to_stderr
 
 DEFAULT_MAX_GAMES = 2000
@@ -26,6 +23,8 @@ DEFAULT_MAX_GAMES = 2000
 def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[float, float] | None:
     if value is None:
         return None
+    from arena.compare.stats import MAX_ELO, score_of_elo  # statistics and the SPRT: once a comparison is asked for
+
     elo0, _, elo1 = value.partition(",")
     try:
         bounds = float(elo0), float(elo1)
@@ -43,6 +42,8 @@ def _sprt_bounds(ctx: click.Context, param: click.Parameter, value: str | None) 
 def question_and_bounds(bounds: tuple[float, float] | None, improvement: bool) -> tuple[str, tuple[float, float]]:
     """The question asked and the SPRT bounds: ``--sprt`` as given (its order names the question), else the
     default bounds of the question ``--improvement`` chose; a flag contradicting the bounds is refused."""
+    from arena.compare.stats import DEFAULT_BOUNDS, IMPROVEMENT_TEST, REGRESSION_TEST, question_of
+
     if bounds is None:
         question = IMPROVEMENT_TEST if improvement else REGRESSION_TEST
         return question, DEFAULT_BOUNDS[question]
@@ -145,6 +146,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
       arena compare modern-art --candidate appraiser --baseline random --players 4 -j 2
       arena compare modern-art --candidate appraiser --baseline random --players 4 --improvement
     """
+    from arena.sandbox.own_files import with_neighbours
     from arena.sandbox.probe import start_probe, weaknesses
 
     if sandbox == "process":  # its trial interpreter boots while the rest is imported and the bots read
@@ -153,6 +155,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     from arena.compare.design import Design, distinct_names
     from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
     from arena.compare.runner import Interrupted, run_comparison
+    from arena.compare.stats import Sprt
 
     plugins = get_plugins()
     game = plugins.game(game_name)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from tabulate import tabulate
 
 from arena import hookimpl
 
@@ -18,6 +17,8 @@ def register_commands(cli: click.Group) -> None:
         the table says what arena does instead; docs/sandbox.md says exactly
         what each promises.
         """
+        from tabulate import tabulate  # imported by the command, not at every command's start (this plugin is)
+
         from arena.sandbox.probe import protections
 
         click.echo(tabulate(protections().rows(), headers=["protection", "state", "what it means"]))

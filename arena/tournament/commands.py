@@ -20,11 +20,14 @@ from arena.runs.beside import serve_options, start_beside
 from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
 from arena.runs.store import open_store
-from arena.sandbox.probe import start_probe
+from arena.runs.warmup import import_during_play
 from arena.seating import bot_prints_to_stderr
 from arena.standings import FORMATS
 from arena.tournament.config import load_tournament
 
+#: what ``arena run`` needs only once its games are played: the leaderboard (numpy, the raters, tabulate and
+#: wcwidth) and the bootstrap's random generator
+LEADERBOARD_MODULES = ("arena.standings.leaderboard", "numpy.random")
 
 
 @click.command()
@@ -69,9 +72,13 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
       arena run tournaments/demo.toml --scheduler tcp://scheduler-host:8786
     """
     if sandbox == "process":  # its trial interpreter boots while the rest is imported and the file read
+        from arena.sandbox.probe import start_probe  # the jail's modules: not for --sandbox none
+
         start_probe()
-    from arena.standings.leaderboard import build_leaderboard, render, write_files
     from arena.tournament.runner import run_tournament
+
+    # the leaderboard's modules (numpy, tabulate: about 0.1 s) are imported while the games are played
+    import_during_play(*LEADERBOARD_MODULES)
 
     plugins = get_plugins()
     tournament = load_tournament(tournament_file, plugins)
@@ -82,6 +89,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
         outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
                                  fresh=fresh, announce=lambda line: click.echo(line, err=True),
                                  keep_stale=keep_stale)
+    from arena.standings.leaderboard import build_leaderboard, render, write_files
+
     store = open_store(outcome.folder)
     try:
         board = build_leaderboard(store, seats=outcome.seats)  # the run's seats: none read back

@@ -58,6 +58,7 @@ from arena.runs.play import close_pools, play_spec
 from arena.runs.spec import BriefChunk, BriefSink, FinishedGame, GameSpec, Outcome, PackedChunk, PackedSink, Sink
 from arena.runs.store import game_rows
 from arena.runs.timing import BatchSizer
+from arena.runs import warmup
 
 log = logging.getLogger("arena.runs")
 #: chunks a worker holds at once: the one it plays and the next
@@ -366,14 +367,18 @@ class LocalPool:
                 self._spawn()
             for conn in list(self.links):
                 self._give(conn, tasks)
+            warmup.start()  # the workers are forked: what the command needs after the games is imported meanwhile
             while self.links and not self.stop_requested:
                 self._wait_once(tasks)
         finally:
-            if self.links:
-                stopped = self.stop_requested
-                self.stop_requested = True
-                self._stop_workers()
-                self.stop_requested = stopped
+            try:
+                if self.links:
+                    stopped = self.stop_requested
+                    self.stop_requested = True
+                    self._stop_workers()
+                    self.stop_requested = stopped
+            finally:
+                warmup.wait()  # nothing imports beside it once the games are over
         stopped, self.stop_requested = self.stop_requested, False  # the next run starts afresh
         return stopped
 
