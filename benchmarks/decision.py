@@ -18,7 +18,11 @@ sent, in turn,
 Where the kernel wakes each process moves a run by up to 2x on a virtual
 machine (an exchange that wakes the other, idle core costs its interrupt
 and the hypervisor's way back in; a run tends to stay in one mode), on
-both sides: compare runs, not rounds.
+both sides: compare runs, not rounds. So both sides run pinned to one core
+by default, as ``arena run -j 1`` pins its worker and its bots keep that
+core (``benchmarks/jailed.py``'s :func:`as_worker`): this process, the
+seats' bots and the echoes take turns there alike (``--unpinned``: every
+core for both sides).
 
 Rounds of ``--decisions`` alternate (jailed, bare, jailed, ...); each
 round's ratio is taken between neighbours, so that a change of the machine's
@@ -30,6 +34,7 @@ One seat is the bare round trip's own shape; four seats in turn are a game's
 
     python benchmarks/decision.py                       # 1 and 4 seats, 15 rounds of 400 decisions
     python benchmarks/decision.py --seats 4 --rounds 30
+    python benchmarks/decision.py --unpinned            # both sides on every core
 """
 
 from __future__ import annotations
@@ -120,15 +125,21 @@ def main() -> None:
     parser.add_argument("--seats", type=int, nargs="*", default=[1, 4], help="seats asked in turn (default 1 4)")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--decisions", type=int, default=400, help="decisions a round")
+    parser.add_argument("--unpinned", action="store_true",
+                        help="both sides on every core (by default on one, as a pinned -j 1 worker and its bots)")
     arguments = parser.parse_args()
-    print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    jailed.PIN_WORKER = not arguments.unpinned
+    where = "pinned to one core, as a -j 1 worker" if jailed.worker_core() is not None else "on every core"
+    print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+          f"both sides (this process, the seats' bots, the echoes) {where}")
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "answer_bot.py"), "w") as handle:
             handle.write(ANSWER_BOT)
         lines = jailed.real_requests(jailed.schedule(folder, "modern-art", "appraiser", 4, 40, "none", False), 2000)
         print(f"{len(lines)} real requests, {sum(map(len, lines)) / len(lines):.0f} bytes on average")
-        for width in arguments.seats:
-            measure(width, arguments.rounds, arguments.decisions, lines, folder)
+        with jailed.as_worker(True):  # the seats' bots and the echoes are started inside: they keep its core
+            for width in arguments.seats:
+                measure(width, arguments.rounds, arguments.decisions, lines, folder)
     print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

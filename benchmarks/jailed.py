@@ -20,9 +20,11 @@ each game, its seat pool included), three ways:
 
 The ways 2-4 run with this process pinned to one core, as ``arena run -j 1``
 pins its worker under the process sandbox (arena/runs/pools/local.py), its
-bots keeping that core (``--unpinned``: every core, as a runner that is not
-pinned); the in-process way is not pinned, as ``--sandbox none`` workers are
-not.
+bots keeping that core, and so does the bare round trip below (this process
+and its echo on that one core), so that the two sides of the per-decision
+ratio take turns on one core alike (``--unpinned``: every core for both, as
+a runner that is not pinned); the in-process way is not pinned, as
+``--sandbox none`` workers are not.
 
 Each is timed on the wall clock and in CPU time of every process: this
 process, and every template and game's bot, counted by a cgroup v1
@@ -39,8 +41,8 @@ Printed beside the targets:
   against a bare JSON-lines round trip of the games' real requests (recorded
   from in-process games as the sandbox would send them: the events since the
   seat's last decision, about 2 KB) to a trivial echo process, in CPU time of
-  both its processes, the median of five passes between the runs (target
-  at most 2x);
+  both its processes, the median of five passes between the runs, pinned as
+  the jailed ways are (target at most 2x);
 - **CPU of a fresh bot per game** (fresh minus reuse, per seat and game;
   target at most 2 ms);
 - informative, on a line of its own: the jail's CPU a decision against that
@@ -186,9 +188,17 @@ def as_plain_processes(specs: list[Any]) -> list[Any]:
     return [dataclasses.replace(spec, sandbox="none", entrants=tuple(map(plain, spec.entrants))) for spec in specs]
 
 
-#: whether the ways that play bot processes run pinned to one core, as ``arena run -j 1`` pins its worker under
-#: the process sandbox (arena/runs/pools/local.py; its bots keep that core): ``--unpinned`` turns it off
+#: whether the ways that play bot processes (and the bare round trip, runner and echo) run pinned to one core, as
+#: ``arena run -j 1`` pins its worker under the process sandbox (arena/runs/pools/local.py; its bots keep that
+#: core): ``--unpinned`` turns it off
 PIN_WORKER = True
+
+
+def worker_core() -> int | None:
+    """The core a pinned ``-j 1`` worker takes (the pool's first worker's: the lowest of this process's), or None
+    where nothing is pinned (:data:`PIN_WORKER` off, or this process has one core: pinned already)."""
+    cores = os.sched_getaffinity(0)
+    return min(cores) if PIN_WORKER and len(cores) > 1 else None
 
 
 @contextlib.contextmanager
@@ -196,10 +206,11 @@ def as_worker(pin: bool) -> Iterator[None]:
     """This process (and the bot processes it starts inside) on one core, as a pinned ``-j 1`` worker, when
     ``pin`` and :data:`PIN_WORKER`; its own cores again after."""
     cores = os.sched_getaffinity(0)
-    if not (pin and PIN_WORKER) or len(cores) < 2:
+    core = worker_core() if pin else None
+    if core is None:
         yield
         return
-    os.sched_setaffinity(0, {min(cores)})  # the pool's first worker's core
+    os.sched_setaffinity(0, {core})
     try:
         yield
     finally:
@@ -252,16 +263,24 @@ def real_requests(specs: list[Any], count: int) -> list[bytes]:
 
 class Echo:
     """A trivial echo process for the bare round trip: each :meth:`pass_us` sends every message as one JSON line
-    (blocking reads and writes), the echo parses it and answers a small action."""
+    (blocking reads and writes), the echo parses it and answers a small action.
 
-    def __init__(self, messages: list[bytes]) -> None:
+    With ``pin`` (and :data:`PIN_WORKER`) the echo lives on the pinned worker's core and each pass runs with this
+    process on it too, as the jailed ways' bots and runner take turns on one core (:func:`as_worker`); ``core``
+    says which (None: every core, or pinned already by the caller)."""
+
+    def __init__(self, messages: list[bytes], pin: bool = True) -> None:
         self.messages = messages
+        self.core = worker_core() if pin else None
         self.process = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         bufsize=0)
+        if self.core is not None:
+            os.sched_setaffinity(self.process.pid, {self.core})
         self.to_echo = self.process.stdin.fileno()  # type: ignore[union-attr]
         self.from_echo = self.process.stdout.fileno()  # type: ignore[union-attr]
-        for message in messages[:100]:  # warm up
-            self.ask(message)
+        with as_worker(self.core is not None):
+            for message in messages[:100]:  # warm up
+                self.ask(message)
         self.passes: list[float] = []
 
     def ask(self, message: bytes) -> bytes:
@@ -272,11 +291,12 @@ class Echo:
         return reply
 
     def pass_us(self) -> None:
-        """One pass: CPU microseconds of both processes a round trip, kept."""
-        began = time.process_time() + _process_cpu(self.process.pid)
-        for message in self.messages:
-            orjson.loads(self.ask(message))
-        used = time.process_time() + _process_cpu(self.process.pid) - began
+        """One pass: CPU microseconds of both processes a round trip, kept (pinned as :meth:`__init__` says)."""
+        with as_worker(self.core is not None):
+            began = time.process_time() + _process_cpu(self.process.pid)
+            for message in self.messages:
+                orjson.loads(self.ask(message))
+            used = time.process_time() + _process_cpu(self.process.pid) - began
         self.passes.append(used / len(self.messages) * 1e6)
 
     def median(self) -> float:
@@ -474,8 +494,9 @@ def table(game: str, games: int, decision_games: int, cpu: CpuMeter, compare: bo
           f"{plain.cpu / plain.games / (fresh.cpu / fresh.games):.3f} in CPU time (target >= 0.2)")
     bots = {name: (timed.cpu - timed.runner) / timed.decisions * 1e6 for name, timed in
             (("plain", plain), ("reused", reused))}
+    pinned = "runner and echo pinned to one core, as the jailed ways" if echo.core is not None else "on every core"
     print(f"  jail per decision: {decision:.1f} us CPU; bare round trip of a real request ({size:.0f} bytes on "
-          f"average) {bare:.1f} us: {decision / bare:.2f}x (target <= 2x); a decision's CPU in this process "
+          f"average; {pinned}) {bare:.1f} us: {decision / bare:.2f}x (target <= 2x); a decision's CPU in this process "
           f"{runner['reused']:.1f} us jailed, {runner['plain']:.1f} us in-process (the bots' thought in it), in "
           f"the bots' processes {bots['reused']:.1f} us jailed")
     protocol = per["processes"] - per["plain"]
@@ -516,17 +537,16 @@ def main() -> None:
     parser.add_argument("--network-per-game", action="store_true",
                         help="also play fresh with network and IPC namespaces per game (as before 2026-12-05)")
     parser.add_argument("--unpinned", action="store_true",
-                        help="play the bot processes' ways on every core (a -j 1 worker is pinned under the process "
-                             "sandbox, and its bots keep its core)")
+                        help="play the bot processes' ways and the bare round trip on every core (a -j 1 worker is "
+                             "pinned under the process sandbox, and its bots keep its core)")
     arguments = parser.parse_args()
     global PIN_WORKER
     PIN_WORKER = not arguments.unpinned
     found = protections()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
           f"jail: cgroups {found.cgroups}, namespaces {found.namespaces}, private root {found.filesystem}, "
-          f"templates {found.fork_template}, clock {found.cpu_clock}; bot processes' ways "
-          + ("pinned to one core, as a -j 1 worker" if PIN_WORKER and len(os.sched_getaffinity(0)) > 1 else
-             "on every core"))
+          f"templates {found.fork_template}, clock {found.cpu_clock}; bot processes' ways and the bare round trip "
+          + ("pinned to one core, as a -j 1 worker" if worker_core() is not None else "on every core"))
     with meter() as cpu:
         print("CPU: " + ("every process (a cpuacct group of this run's own)" if cpu.every_process else
                          "this process and the children it waited for (no cpuacct group here)"))
