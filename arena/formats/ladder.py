@@ -37,8 +37,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from arena.formats.seeding import derived
 
 __all__ = ["Standing", "ladder_round", "settled", "order_probability"]
@@ -72,6 +70,8 @@ def ladder_round(standings: list[Standing], round_number: int, seed: bytes | int
     ordered = sorted(standings, key=lambda s: s.entry)
     if len(ordered) < players:  # one table, the entries repeated in order (as a round-robin does)
         return [tuple(ordered[seat % len(ordered)].entry for seat in range(players))]
+    import numpy as np  # here, not with the module: a run that is no ladder starts its games without numpy
+
     rng = np.random.default_rng(derived(seed, "ladder", str(round_number)))
     uncertain = [s.games < new_games or s.sigma > uncertain_sigma for s in ordered]
     by_uncertainty = sorted(range(len(ordered)), key=lambda i: (-ordered[i].sigma, ordered[i].games,

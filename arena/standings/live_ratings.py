@@ -35,8 +35,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple, Sequence
 
-import numpy as np
-
 from arena.runs.deals import orders_by_game
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.runs.store import GameRows, Store, StoredGame
@@ -248,5 +246,7 @@ class LiveRatings:
 
 def _same_orders(columns: SeatColumns, orders: list[int]) -> bool:
     """Whether ``columns`` hold each game of ``orders`` once, and no other."""
+    import numpy as np  # after the games (the run starts them without numpy: arena.standings.seats)
+
     got = np.frombuffer(columns.order, dtype=np.int64)
     return len(got) == len(orders) and bool(np.array_equal(np.sort(got), np.sort(np.asarray(orders, dtype=np.int64))))

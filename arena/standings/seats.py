@@ -17,9 +17,10 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
-import numpy as np
+if TYPE_CHECKING:  # numpy (about 60 ms) is imported by the functions that make arrays: a run, which imports
+    import numpy as np  # this module, starts its games without it (it comes while they are played)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class GameSeats:
 
     def bot_games(self) -> "BotGames":
         """One entry per game and bot holding a seat in it (several seats folded into one)."""
+        import numpy as np
+
         key = self.game.astype(np.int64) * len(self.bots) + self.bot
         keys, inverse, seats = np.unique(key, return_inverse=True, return_counts=True)
         game = keys // len(self.bots)
@@ -90,6 +93,8 @@ class BotGames:
 def from_rows(rows: list[tuple[int, Any, int, str, int, int, int]]) -> GameSeats:
     """:class:`GameSeats` from the store's ``(order, table, deal, bot, rank, money, faults)`` rows,
     in schedule order then seat order; ``table`` is whatever names a table (a number or a label)."""
+    import numpy as np
+
     if not rows:
         empty = np.zeros(0, dtype=np.int64)
         return GameSeats((), (), (), empty, empty, empty, empty, empty, empty, np.zeros(1, dtype=np.int64))
@@ -174,6 +179,8 @@ class SeatCollector:
 def from_columns(columns: SeatColumns) -> GameSeats:
     """:class:`GameSeats` of the games of ``columns``, put in schedule order: equal, field for field, to
     :func:`from_rows` of the store's rows of the same games (tests/test_tournament_leaderboard.py)."""
+    import numpy as np
+
     if not len(columns.order):
         return from_rows([])
     order = np.frombuffer(columns.order, dtype=np.int64)

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar
 
 from arena.entrants import Entrant
-from arena.formats.sampled import sampled_tables
 from arena.plugins import Plugins
 from arena.runs.deals import Deal, DealBlocks, LazySpecs, TableDeal, deal, position_seeds
 from arena.runs.spec import GameSpec
@@ -197,6 +196,8 @@ def build_schedule(tournament: Tournament, plugins: Plugins, secret: bytes) -> S
         if tournament.format == "ladder":
             groups: list[tuple[Entrant, ...]] = []  # drawn round by round (arena.tournament.ladder)
         elif tournament.format == "sampled":
+            from arena.formats.sampled import sampled_tables  # numpy: not for a run of another format
+
             by_name = {entrant.name: entrant for entrant in playing}
             drawn = sampled_tables([e.name for e in playing], entry.players, tournament.tables_per_entry or 1,
                                    secret + entry.name.encode())
