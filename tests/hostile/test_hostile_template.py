@@ -145,6 +145,21 @@ def test_the_reference_replays_a_sandboxed_game_exactly():
     assert reference(wrong, 0, 4)["moves"] != record["moves"]
 
 
+def attacker_games(seeds: range, **options: Any) -> tuple[list[tuple[int, dict]], str]:
+    """Games (one per seed, in turn on one seat pool) of the attacker with ``options`` against an honest bot:
+    each seed with its record, and all the attacker's seat said on its stderr."""
+    pool = SeatPool(get_plugins(), "process", LIMITS)
+    records, texts = [], []
+    try:
+        for seed in seeds:
+            record, said = play([attacker(**options), honest()], seed=seed, pool=pool)
+            records.append((seed, record))
+            texts.append(said[0])
+    finally:
+        pool.close()
+    return records, "".join(texts)
+
+
 def games_of(key: str, games: int, **options: Any) -> list[Any]:
     """``games`` games (seeds 1, 2, ...) of the attacker with ``options`` against an honest bot, one seat pool:
     the last ``key`` the attacker reported in each (its seat's stderr holds earlier games' lines too). Every
@@ -274,16 +289,8 @@ def test_a_template_that_changes_its_games_jail_gets_no_game_started(part):
     start, finds what it holds of its template and stops it there: no note is ever read, no mark found."""
     require("namespaces", "filesystem")
     options, held = PATCHED[part]
-    pool = SeatPool(get_plugins(), "process", LIMITS)
-    records, texts = [], []
-    try:
-        for seed in range(1, 4):
-            record, said = play([attacker(patch=[part], **options), honest()], seed=seed, pool=pool)
-            records.append((seed, record))
-            texts.append(said[0])
-    finally:
-        pool.close()
-    assert reports("".join(texts), "notes") == [] and reports("".join(texts), "poked") == []
+    records, said = attacker_games(range(1, 4), patch=[part], **options)
+    assert reports(said, "notes") == [] and reports(said, "poked") == []
     for seed, record in records:
         assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
             (0, "crash", "start")]
@@ -297,16 +304,8 @@ def test_a_template_that_keeps_what_a_request_brought_gets_no_game_started():
     finds the copies once it answered, before the game starts, and stops it there (a crash at start, the
     template started afresh): no game's bot ever reports what its template read."""
     require("namespaces")
-    pool = SeatPool(get_plugins(), "process", LIMITS)
-    records, texts = [], []
-    try:
-        for seed in range(1, 4):
-            record, said = play([attacker(keep=True), honest()], seed=seed, pool=pool)
-            records.append((seed, record))
-            texts.append(said[0])
-    finally:
-        pool.close()
-    assert reports("".join(texts), "kept") == []
+    records, said = attacker_games(range(1, 4), keep=True)
+    assert reports(said, "kept") == []
     for seed, record in records:
         assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
             (0, "crash", "start")]
@@ -381,16 +380,8 @@ def test_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_start
     before the next game's start and stops that game (a crash at start, the template started afresh with its
     helper), so no game's bot ever hears what a helper saw."""
     require("namespaces", "cpu")
-    pool = SeatPool(get_plugins(), "process", LIMITS)
-    records, texts = [], []
-    try:
-        for seed in range(1, 5):
-            record, said = play([attacker(slot_helper=True), honest()], seed=seed, pool=pool)
-            records.append((seed, record))
-            texts.append(said[0])
-    finally:
-        pool.close()
-    assert all(seen == [] for seen in reports("".join(texts), "watched"))
+    records, said = attacker_games(range(1, 5), slot_helper=True)
+    assert all(seen == [] for seen in reports(said, "watched"))
     crashed = [seed for seed, record in records if record["faults"]]
     assert crashed == [2, 4], [record["faults"] for _, record in records]  # each template's second game
     for seed, record in records:
