@@ -35,7 +35,6 @@ from arena.preflight import check_entrants
 from arena.safetext import escape
 from arena.seating import SANDBOX_MODES, bot_prints_to_stderr, close_seats, open_seat
 from arena.trace import TracedSeat
-from arena.tournament.config import GameEntry
 from arena.versions import entrant_version, game_key, game_versions
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -290,6 +289,7 @@ def play(game_name: str, bot_specs: tuple[str, ...], seed: int | None, setup_pat
     _check_output_folder(record_path, "--record")
     _check_output_folder(html_path, "--html")
     from arena.sandbox.own_files import with_neighbours  # the jail's modules: imported by the commands using them
+    from arena.tournament.config import GameEntry
 
     plugins = get_plugins()
     game = plugins.game(game_name)

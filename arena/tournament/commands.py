@@ -17,13 +17,10 @@ import click
 from arena import hookimpl
 from arena.plugins import get_plugins
 from arena.runs.beside import serve_options, start_beside
-from arena.runs.loop import private_files
 from arena.runs.options import exit_status_of_signal, run_options
-from arena.runs.store import open_store
 from arena.runs.warmup import import_during_play
 from arena.seating import bot_prints_to_stderr
 from arena.standings import FORMATS
-from arena.tournament.config import load_tournament
 
 #: what ``arena run`` needs only once its games are played: the leaderboard (numpy, the raters, tabulate and
 #: wcwidth) and the bootstrap's random generator
@@ -75,6 +72,7 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
         from arena.sandbox.probe import start_probe  # the jail's modules: not for --sandbox none
 
         start_probe()
+    from arena.tournament.config import load_tournament
     from arena.tournament.runner import run_tournament
 
     # the leaderboard's modules (numpy, tabulate: about 0.1 s) are imported while the games are played
@@ -89,6 +87,8 @@ def run(ctx: click.Context, tournament_file: str, jobs: int | None, scheduler: s
         outcome = run_tournament(tournament, plugins, root=root, jobs=jobs, scheduler=scheduler, sandbox=sandbox,
                                  fresh=fresh, announce=lambda line: click.echo(line, err=True),
                                  keep_stale=keep_stale)
+    from arena.runs.loop import private_files
+    from arena.runs.store import open_store
     from arena.standings.leaderboard import build_leaderboard, render, write_files
 
     store = open_store(outcome.folder)
@@ -135,6 +135,7 @@ def leaderboard(folder: str, form: str, game: str | None, old: str | None) -> No
     the mean of their per-game ranks. docs/standings.md explains every column.
     It works while a run is still playing, on the games stored so far.
     """
+    from arena.runs.store import open_store
     from arena.standings.leaderboard import build_leaderboard, render, select
 
     store = open_store(folder)

@@ -18,7 +18,6 @@ from arena import hookimpl
 from arena.account import record_account
 from arena.errors import RecordError
 from arena.plugins import get_plugins
-from arena.runs.store import open_store
 from arena.safetext import escape
 
 
@@ -39,6 +38,8 @@ def show(folder: str, game_id: str, as_json: bool) -> None:
       arena show results/demo demo/silk-road/random+trader/d1/r1
     """
     _check_utf8("GAME_ID", (game_id,))
+    from arena.runs.store import open_store  # the store's modules (orjson, the codecs): by the commands reading one
+
     store = open_store(folder)
     try:
         text = store.record(game_id)
@@ -83,6 +84,8 @@ def export(folder: str, form: str, bots: tuple[str, ...], games: tuple[str, ...]
     """
     for option, values in (("--bot", bots), ("--game", games), ("--id", ids)):
         _check_utf8(option, values)
+    from arena.runs.store import open_store
+
     store = open_store(folder)
     try:
         out = sys.stdout
