@@ -1,9 +1,12 @@
 """The tournament commands, a built-in plugin: ``arena run`` and ``arena leaderboard`` (``arena show`` and
 ``arena export`` are in :mod:`arena.tournament.show`).
 
-The runner and the leaderboard (numpy, the raters) are imported when a command
-runs, not when ``arena`` starts: every command's start-up, ``arena --help``
-included, would otherwise pay about 0.4 s for them.
+The runner, the store and the leaderboard (numpy, the raters, tabulate) are
+imported when a command runs, not when ``arena`` starts: every command's
+start-up, ``arena --help`` included, would otherwise pay for them. ``arena
+run`` needs its leaderboard's modules only after its games: they are imported
+in a thread while the games are played (:mod:`arena.runs.warmup`), not in the
+serial start that no worker shares.
 """
 
 from __future__ import annotations
