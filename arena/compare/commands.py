@@ -15,6 +15,7 @@ from arena.match import Limits
 from arena.plugins import get_plugins
 from arena.runs.beside import serve_options, start_beside
 from arena.runs.options import exit_status_of_signal, limit_options, parse_option_pairs, run_options
+from arena.runs.warmup import import_during_play
 from arena.seating import bot_prints_to_stderr
 
 DEFAULT_MAX_GAMES = 2000
@@ -153,7 +154,6 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
         start_probe()
     # imported here, not at start-up: the schedule and the pools pull in numpy (0.4 s for every arena command)
     from arena.compare.design import Design, distinct_names
-    from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
     from arena.compare.runner import Interrupted, run_comparison
     from arena.compare.stats import Sprt
 
@@ -181,6 +181,7 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     if deals is not None:
         max_games = deals * design.games_per_block
     beside = start_beside(ctx, os.path.join(root, design.name), lambda line: click.echo(line, err=True))
+    import_during_play("arena.compare.report")  # tabulate, for the summary: imported while the games are played
     click.echo(weaknesses() if sandbox == "process" else "sandbox: none (bots run in the runner's processes, "
                "trusted code only)", err=True)
     try:
@@ -191,6 +192,8 @@ def compare(ctx: click.Context, game_name: str, candidate_spec: str, baseline_sp
     except Interrupted as stop:
         click.echo(f"stopped: {stop}", err=True)
         ctx.exit(exit_status_of_signal(stop.signum))
+    from arena.compare.report import EXIT_STATUS, append_step_summary, render_json, render_markdown, render_text
+
     append_step_summary(render_markdown(outcome))
     click.echo(render_json(outcome) if as_json else render_text(outcome))
     beside.hold(lambda line: click.echo(line, err=True))

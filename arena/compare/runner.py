@@ -19,7 +19,6 @@ import os
 from typing import Any, Callable, Sequence, TextIO
 
 from arena.compare.design import Design
-from arena.compare.report import render_json, render_markdown
 from arena.compare.stats import REGRESSION_TEST, PairedStats, Sprt
 from arena.errors import CompareError
 from arena.plugins import Plugins
@@ -192,6 +191,8 @@ def _outcome(design: Design, stats: PairedStats, feed: BlockFeed, folder: str, m
 
 
 def _write_outcome(folder: str, outcome: dict[str, Any]) -> None:
+    from arena.compare.report import render_json, render_markdown  # tabulate: imported while the games play
+
     for form, render in (("json", render_json), ("markdown", render_markdown)):
         with open(os.path.join(folder, OUTCOME_FILES[form]), "w", encoding="utf-8") as handle:
             handle.write(render(outcome) + "\n")
