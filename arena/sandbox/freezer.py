@@ -19,6 +19,10 @@ processes used clearly more CPU since its last answer than its decision's
 wall time on every core explains is frozen between its turns from then on;
 what it took before that was charged to it. Without cgroups (a process clock
 that does not see its children) a bot is always stopped.
+
+Without a cgroup freezer a Python bot's template is stopped on its own
+(:class:`TemplateStop`, SIGSTOP) from its answer until the runner's next
+request, so that it computes nothing while any of its games lives.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from typing import Any
 
 from arena.sandbox.cgroups import CELL, BotCgroup
@@ -34,6 +39,11 @@ from arena.sandbox.cgroups import CELL, BotCgroup
 #: before it is frozen between its turns: the tail of its answer, and the kernel's lag in counting a task that
 #: runs on (up to a scheduler tick, 4 ms at 250 Hz; 10 ms at 100 Hz)
 BETWEEN_TURNS_NS = 10_000_000
+#: how long the runner waits for a template sent SIGSTOP to be stopped (the kernel stops it within microseconds,
+#: once it leaves the kernel; a task in uninterruptible sleep stops when it wakes)
+STOP_WAIT_S = 1.0
+#: what a task's state in ``/proc/PID/task/TID/stat`` is once it cannot run: stopped, traced, a zombie, dead
+_NOT_RUNNING = frozenset(b"TtZXx")
 #: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
 _awake = threading.local()
 
@@ -188,3 +198,64 @@ class TemplateCell:
     def close(self) -> None:
         os.close(self.freeze_fd)
         os.close(self.cpu_fd)
+
+
+class TemplateStop:
+    """A template's stop where there is no cgroup freezer: SIGSTOP (which it can neither catch nor ignore) from
+    its answer until the runner's next request, when none of its games lives any more (:meth:`free`).
+
+    Only the template is signalled, through a pidfd (never another process that got its id), never its
+    process group, which holds its keeper and its reaper: the reaper must go on reaping its games and telling
+    the runner. Nothing but the runner wakes it: its games' bots are in sessions and process groups of their
+    own (checked before each game), in PID namespaces below the template's, where its id names nothing; and
+    a process of its own beside it (one it forked) is refused (the launcher's check of its namespace).
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.wanted = True  # the runner lets it run (it has a request to answer)
+
+    def hold(self) -> None:
+        """Stop the template (every thread of it) and wait until the kernel stopped it (or it is gone)."""
+        if not self.wanted:
+            return
+        self.wanted = False
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGSTOP)
+        except OSError:
+            return  # gone
+        deadline = time.monotonic() + STOP_WAIT_S
+        while not self.stopped() and time.monotonic() < deadline:
+            time.sleep(0.0001)
+
+    def free(self) -> None:
+        """Let the template run (for a request: none of its games lives)."""
+        if self.wanted:
+            return
+        self.wanted = True
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGCONT)
+        except OSError:
+            pass
+
+    def stopped(self) -> bool:
+        """Whether no thread of the template can run now (each stopped, or it is gone)."""
+        folder = f"/proc/{self.pid}/task"
+        try:
+            threads = os.listdir(folder)
+        except OSError:
+            return True
+        for thread in threads:
+            try:
+                with open(f"{folder}/{thread}/stat", "rb") as handle:
+                    text = handle.read()
+            except OSError:
+                continue  # ended meanwhile
+            at = text.rfind(b")")  # the name, in parentheses, may hold anything
+            if at < 0 or text[at + 2] not in _NOT_RUNNING:
+                return False
+        return True
+
+    def close(self) -> None:
+        os.close(self.pidfd)

@@ -145,6 +145,9 @@ def play_one_game(fds: list[int], factory: Callable[..., Any], options: dict[str
     stderr = fds[2] if len(fds) == 3 else 2  # the game's stderr (the runner reads it) until it is fd 2
     try:
         limits.die_with_parent()
+        # a session and process group of its own: stopping it between its turns (no cgroup freezer) never stops
+        # nor wakes its template, and it cannot signal its template's group (kill(0, ...)); the runner checks
+        os.setsid()
         limits.own_namespaces(ids, private=False)
         kernel.not_dumpable()  # its template (the same bot, between games) cannot reach it through /proc/PID/mem
         jail.mount_proc()

@@ -13,7 +13,11 @@ the template never holds, and the template learns nothing of it. A game's bot
 is forked once the previous one is reaped (right after that game, while the
 runner does its other work), so that whenever the template runs none of its
 games lives: what it could probe of them (``/proc``, ``kill(pid, 0)``, a
-pidfd, the next process id) answers the same whatever they did.
+pidfd, the next process id) answers the same whatever they did. It is held
+then: frozen in its cgroup cell, or, without a cgroup freezer, stopped with
+SIGSTOP (:class:`~arena.sandbox.freezer.TemplateStop`); each game's bot is in
+a session of its own, so that neither stopping it between its turns nor
+anything it signals reaches its template.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from arena.safetext import cap_detail
 from arena.sandbox import audit, reaper, seccomp
 from arena.sandbox.clock import WALL_FACTOR
 from arena.sandbox.control import CONTROL_BYTES, ControlError, TemplateProtocol
-from arena.sandbox.freezer import TemplateCell, usage_ns
+from arena.sandbox.freezer import TemplateCell, TemplateStop, usage_ns
 from arena.sandbox.jail import HOME, covered
 from arena.sandbox.kernel import PIDFD_TARGET, descriptor_targets, pidfd_ids
 from arena.sandbox.launcher import Launcher, bot_environment, uid_pool
@@ -116,6 +120,28 @@ class ForkedGame:
 
 
 
+def _zombie(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie not reaped yet, or gone): it computes nothing."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    at = text.rfind(b")")
+    return at >= 0 and text[at + 2:at + 3] in (b"Z", b"X", b"x")
+
+
+def _depth(pid: int) -> int:
+    """How many PID namespaces, from this runner's down, process ``pid`` has an id in (0: gone)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return 0
+    at = text.find(b"\nNSpid:")
+    return len(text[at + 7:text.index(b"\n", at + 1)].split()) if at >= 0 else 0
+
+
 class TemplateLauncher(Launcher[ForkedGame]):
     """Forks each game's bot from a template started once (and again after it broke or ended).
 
@@ -150,6 +176,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         #: its first game (its import, and anything after its ready) counts in that game's start
         self.template_mark = 0
         self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
+        self.stop: TemplateStop | None = None  # without a cgroup freezer: the template's SIGSTOP while it is held
         self.shared_namespaces = namespaces_shared()  # its games may stay in its (empty) network and IPC namespaces
         self.games = 0
 
@@ -204,12 +231,14 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.reaper_pid = self._children_of(self.template_process.pid, wait=True) or 0
         self.template_pid = (self._children_of(self.reaper_pid, wait=True) if self.reaper_pid else None) \
             or self.template_process.pid
-        if self.cgroup is not None and self.cgroup.core:
-            try:
+        try:
+            if self.cgroup is not None and self.cgroup.core:
                 self.cell = TemplateCell(self.cgroup, self.template_pid)
-            except OSError as error:
-                self.error = f"cannot confine the template of {self.name}: {error}"
-                self._close_template()
+            else:
+                self.stop = TemplateStop(self.template_pid)
+        except OSError as error:
+            self.error = f"cannot confine the template of {self.name}: {error}"
+            self._close_template()
 
     def _drain_template_output(self) -> None:
         while True:
@@ -265,12 +294,13 @@ class TemplateLauncher(Launcher[ForkedGame]):
                     return None
         return message
 
-    def _template_company(self, members: list[int] | None = None) -> str:
+    def _template_company(self, members: list[int] | None = None, game: int = 0) -> str:
         """What runs beside the template's one thread, in its cell (``members``, when just read) or its keeper's
-        cgroup ("" when nothing): threads or processes it started at import would compute between games, and
-        are refused. With ``[limits] threads`` above one, a numeric library's threads are let be (a thread
-        cannot leave its process's cgroup: they are frozen and charged with the template); processes never
-        are."""
+        cgroup, or without cgroups in its PID namespace beside its game's bot ``game`` ("" when nothing): threads
+        or processes it started at import would compute between games, and are refused. With ``[limits]
+        threads`` above one, a numeric library's threads are let be (a thread cannot leave its process's cgroup:
+        they are frozen and charged with the template; without cgroups SIGSTOP stops them with it); processes
+        never are."""
         try:
             # a folder's links: two, and one per thread (one call, no listing)
             threads = os.stat(f"/proc/{self.template_pid}/task").st_nlink - 3 if self.limits.threads <= 1 else 0
@@ -284,9 +314,40 @@ class TemplateLauncher(Launcher[ForkedGame]):
                     set(self.cgroup.pids_inside()) - {keeper, self.reaper_pid})
             except OSError:
                 pass
+        elif self.stop is not None:
+            processes = len(self._namespace_processes(game))
         parts = [f"{count} {one if count == 1 else many}" for count, one, many in (
             (threads, "thread", "threads"), (processes, "process", "processes")) if count]
         return " and ".join(parts)
+
+    def _namespace_processes(self, game: int) -> list[int]:
+        """The live processes of the template's PID namespace (ids as this runner sees them) but its reaper, the
+        template and its game's bot ``game`` (and what that one started, in a namespace of its own): what the
+        template forked. Every process of a PID namespace descends from its process 1 (an orphan is given to
+        it), so the reaper's descendants are all of them, whatever they did (``setsid``, a double fork).
+        ``game`` 0 (the template said ready, and may have forked its first game's bot already): any process 1
+        of a namespace below is let be here, and found at that game's check if it is not its bot."""
+        found: list[int] = []
+        depth = _depth(self.template_pid) + 1 if not game else 0
+        below = [self.reaper_pid] if self.reaper_pid else []
+        while below:
+            parent = below.pop()
+            try:
+                threads = os.listdir(f"/proc/{parent}/task")
+            except OSError:
+                continue  # gone
+            for thread in threads:
+                try:
+                    with open(f"/proc/{parent}/task/{thread}/children", "rb") as handle:
+                        children = [int(word) for word in handle.read().split()]
+                except OSError:
+                    continue
+                for child in children:
+                    if child != game and not (depth and _depth(child) == depth):
+                        below.append(child)
+                        if child != self.template_pid and not _zombie(child):
+                            found.append(child)
+        return found
 
     def _template_broke(self, what: str, sent: bool = True) -> None:
         """The template sent ``what`` where the protocol allows none (or, not ``sent``: ``what`` says what it
@@ -456,6 +517,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         if self.cell is not None:
             self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
+        elif self.stop is not None:
+            self.stop.free()  # every game's bot of it is reaped: it may run until it answers
         self.wake()  # after free: a cell with a request is stopped with its bot (Freezer.stops)
         self.protocol.asked(self.games)
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep,
@@ -489,7 +552,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
             return  # gone already: collecting it says why
         problem = self._await_jail(ours[1])
         if not problem:
-            self._hold_template()
+            self._hold_template(game=pid)
             try:
                 kept = self._kept_descriptors()
                 if kept:
@@ -500,6 +563,15 @@ class TemplateLauncher(Launcher[ForkedGame]):
                 held = audit.held_from_template(pid, self.template_marks, pipes, shared=self.shared_namespaces)
             except OSError:
                 held = ""  # the bot is gone (its start says so), or /proc cannot be read here
+            if not problem and self.stop is not None:
+                # the game's bot is stopped between its turns by its process group, which must not be its template's
+                # (nor may it signal that group); without cgroups, nothing of the template's may run beside it
+                try:
+                    alone = os.getpgid(pid) == pid
+                except OSError:
+                    alone = True  # gone: its start says so
+                if not alone:
+                    held = ", ".join(filter(None, (held, "its process group")))
             if held and not problem:
                 problem = f"its game's bot held {held} of its template (its template changed the jail)"
             keep = {self.template_pid, self.reaper_pid, self.template_process.pid if self.template_process else 0}
@@ -545,29 +617,38 @@ class TemplateLauncher(Launcher[ForkedGame]):
             return f"its game's bot wrote {got!r} before its game, not that its jail was made"
         return ""
 
-    def _hold_template(self, check: bool = True) -> None:
-        """Freeze the template until the runner waits on it again; with ``check``, it must still be alone in
-        its cell (it may write its keeper's ``cgroup.procs``, which its forks need: leaving for it would leave
-        it unfrozen; checked once a game, before the game's bot is checked)."""
-        if self.cell is None:
+    def _hold_template(self, check: bool = True, game: int = 0) -> None:
+        """Freeze (or stop) the template until the runner waits on it again; with ``check``, it must still be
+        alone in its cell (it may write its keeper's ``cgroup.procs``, which its forks need: leaving for it would
+        leave it unfrozen), or without cgroups in its PID namespace with its game's bot ``game``: checked once a
+        game, before the game's bot is checked."""
+        if self.stop is not None:
+            self.stop.hold()
+        if self.cell is not None:
+            self.cell.hold()
+        elif self.stop is None:
             return
-        self.cell.hold()
         if not check or not self.protocol.ready or not self._template_alive():
             return  # it is gone: what it said before it went (an import that failed) is what counts
-        try:
-            members: list[int] | None = self.cell.members()
-        except OSError:
-            members = None
-        alone = members == [self.template_pid]
-        company = self._template_company(members)
+        members: list[int] | None = None
+        if self.cell is not None:
+            try:
+                members = self.cell.members()
+            except OSError:
+                pass
+        alone = self.cell is None or members == [self.template_pid]
+        company = self._template_company(members, game)
         if not alone or company:
             self._template_broke(f"nothing, but left its cgroup or ran beside {company or 'itself'}")
 
     def _await_template(self, number: int, words: tuple[str, ...]) -> None:
         """Let the template run until it says one of ``words`` about game ``number`` (or breaks, ends, or
         takes longer than a start may); it stays free (a caller holds it again)."""
-        if self.cell is not None and not set(words) & set(self.replies.get(number, {})):
-            self.cell.free()
+        if not set(words) & set(self.replies.get(number, {})):
+            if self.cell is not None:
+                self.cell.free()
+            elif self.stop is not None:
+                self.stop.free()
         deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
         while not set(words) & set(self.replies.get(number, {})) and time.monotonic() < deadline:
             if self._control_message(max(deadline - time.monotonic(), 0)) is None:
@@ -605,6 +686,9 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if self.cell is not None:
             self.cell.close()
             self.cell = None
+        if self.stop is not None:
+            self.stop.close()
+            self.stop = None
         self.ahead_marks = {}
         if self.template_process is not None:
             self.template_process = None

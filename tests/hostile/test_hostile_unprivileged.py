@@ -361,20 +361,49 @@ def test_as_nobody_a_template_that_keeps_what_a_request_brought_gets_no_game_sta
         assert record["moves"] == reference(record, 0, seed)["moves"]
 
 
-#: why an unprivileged runner without a delegated cgroup cannot keep a template from watching its games
-NO_FREEZER = ("without a cgroup v2 freezer (an unprivileged runner outside a delegated cgroup) a template is not "
-              "frozen while its games play (stopping a game's process group stops it only between the game's "
-              "turns): its code runs beside them and counts the process ids they take; run in a delegated cgroup "
-              "(systemd-run --user -p Delegate=yes) or as root: see docs/security.md")
-
-
-@pytest.mark.parametrize("where", ["delegated cgroup", pytest.param("no cgroup", marks=pytest.mark.xfail(
-    strict=True, reason=NO_FREEZER))])
+@pytest.mark.parametrize("where", ["delegated cgroup", "no cgroup", "no cgroup, woken by its games"])
 def test_as_nobody_a_template_counts_no_id_its_games_take_while_they_play(folder, delegated, where):
     # while it waits for each request the template forks children every few ms and sees which ids they get;
-    # each game's bot starts 5, 10, 15 or 0 threads at its start (ids in the template's namespace too)
-    games = template_games(folder, {"watch_ids": True}, 5, delegated if WHERE[where] else None)
+    # each game's bot starts 5, 10, 15 or 0 threads at its start (ids in the template's namespace too). Without a
+    # cgroup freezer the template is stopped (SIGSTOP) from its answer to the next request; a game's bot, in a
+    # session of its own and a PID namespace below the template's, cannot send it SIGCONT (kill(0), kill(-1))
+    options = {"watch_ids": True, "wake": where.endswith("woken by its games")}
+    games = template_games(folder, options, 5, delegated if where == "delegated cgroup" else None)
     assert last_reports(games, "watched")[-1] == [0, 0, 0, 0]
+
+
+def test_as_nobody_without_cgroups_a_template_whose_games_keep_its_process_group_gets_no_game_started(folder):
+    # its games' bots skip their setsid (the template changed the host's code), so that stopping one between its
+    # turns would stop its template with it and its SIGCONT (kill(0)) would wake it: found before each game's start
+    from test_hostile_template import reference
+
+    options = {"patch": ["session"], "watch_ids": True, "wake": True}
+    job = json.dumps({"options": options, "games": 3})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])["games"]
+    assert reports("".join(text for _, text in played), "watched") == []
+    for seed, (record, _) in enumerate(played, start=1):
+        assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+            (0, "crash", "start")]
+        assert "held its process group of its template" in record["faults"][0]["detail"], record["faults"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
+def test_as_nobody_without_cgroups_a_template_that_starts_a_process_at_import_gets_no_game_started(folder):
+    # no cgroup lists the template's processes here: the runner walks its PID namespace (every process of it
+    # descends from its reaper, whatever it does), at its ready and before each game
+    from test_hostile_template import reference
+
+    job = json.dumps({"options": {"helper": "process"}, "games": 2})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])["games"]
+    for seed, (record, _) in enumerate(played, start=1):
+        assert [(fault["seat"], fault["kind"], fault["decision"]) for fault in record["faults"]] == [
+            (0, "crash", "start")]
+        assert "1 process started at import" in record["faults"][0]["detail"], record["faults"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]
 
 
 def test_as_nobody_a_template_reads_nothing_through_the_cgroup_slot_a_request_brings(folder, delegated):

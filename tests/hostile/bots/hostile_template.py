@@ -18,7 +18,7 @@ before through ``/proc/PID/mem``; the bot reports what its buffer holds
 its soft CPU limit at import and computes that long on each request for a game.
 With ``helper`` ("thread" or "process"), the template starts a helper at
 import that would compute between games. With ``patch`` (a list of
-"unmap", "dumpable", "scratch", "descriptors", "proc"), the template turns off
+"unmap", "dumpable", "scratch", "descriptors", "proc", "session"), the template turns off
 that part of its games' jail (the host's code is the template's, so the bot's):
 it keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
 ``tmp_notes`` keeps notes), keeps the template's open descriptors, or mounts a
@@ -51,7 +51,9 @@ reported as with ``keep``, and why it read nothing (``hostile: {"refused":
 [...]}``). With ``watch_ids``, while it waits for each request (its game
 being played) the template forks children every few ms and counts the ids
 its game took meanwhile (each game's bot starts threads at its start, as many
-as its seed says; ``hostile: {"watched": [...]}``). With ``import_burn``
+as its seed says; ``hostile: {"watched": [...]}``); with ``wake`` too, each
+game's bot first sends SIGCONT to its process group and to every process it
+may signal (a template stopped without a freezer would run). With ``import_burn``
 (seconds) the template computes that long at import, before it says ready;
 with ``ready_burn`` right after it said ready, before it reads its first
 request (its soft CPU limit raised for both, as with ``burn``). The bot
@@ -66,6 +68,7 @@ import mmap
 import os
 import resource
 import select
+import signal
 import threading
 import time
 import socket
@@ -307,6 +310,8 @@ def _patch(names: list[str]) -> None:
         os.closerange = lambda *args: None
     if "proc" in names:  # its games mount a full /proc whatever its own shows
         jail.note_proc_view = lambda: None
+    if "session" in names:  # its games stay in its session and process group
+        os.setsid = lambda: None
 
 
 def tmp_notes() -> list[str]:
@@ -550,7 +555,7 @@ class Bot:
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
                  probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
                  watch_ids: bool = False, slot_helper: bool = False, import_burn: float = 0,
-                 ready_burn: float = 0) -> None:
+                 ready_burn: float = 0, wake: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -574,6 +579,12 @@ class Bot:
         if OPTIONS.get("watch_ids") or OPTIONS.get("slot_helper"):  # what its template saw, then its own mark
             watched = HELPER_SAW if OPTIONS.get("slot_helper") else WATCHED
             print("hostile: " + json.dumps({"watched": watched}), file=sys.stderr, flush=True)
+            if OPTIONS.get("wake"):  # wake its template, stopped without a freezer: its group, its namespace
+                for target in (0, -1):
+                    try:
+                        os.kill(target, signal.SIGCONT)
+                    except OSError:
+                        pass
             for _ in range(5 * (info["seed"] % 4)):  # one after the other (each takes an id; few in memory)
                 helper = threading.Thread(target=time.sleep, args=(0.001,))
                 helper.start()
