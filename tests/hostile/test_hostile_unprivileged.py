@@ -275,14 +275,16 @@ def delegated(folder):
 WHERE = {"delegated cgroup": True, "no cgroup": False}
 
 
-def template_games(folder: str, options: dict, games: int, cgroup: str | None = None) -> list[tuple[dict, str]]:
+def template_games(folder: str, options: dict, games: int, cgroup: str | None = None,
+                   threads: int = 1) -> list[tuple[dict, str]]:
     """``games`` games (seeds 1, 2, ...) of ``py:hostile_template:Bot`` with ``options`` against ``random``, one
-    seat pool, played by ``nobody`` (in the delegated cgroup ``cgroup``, if given): each game's record and the
+    seat pool (``[limits] threads``: ``threads``), played by ``nobody`` (in the delegated cgroup ``cgroup``, if
+    given): each game's record and the
     attacker's stderr. Every game is checked to be without fault and, for the attacker's seat, random's game;
     in ``cgroup``, the runner must time and freeze its bots with cgroups (reported off, the test fails)."""
     from test_hostile_template import reference
 
-    job = json.dumps({"options": options, "games": games})
+    job = json.dumps({"options": options, "games": games, "threads": threads})
     result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder, cgroup)
     assert result.returncode == 0, result.stderr[-3000:]
     played = json.loads(result.stdout.splitlines()[-1])
@@ -296,7 +298,7 @@ def template_games(folder: str, options: dict, games: int, cgroup: str | None = 
 
 
 TEMPLATE_WORKER = """
-import json, sys
+import dataclasses, json, sys
 sys.path.insert(0, sys.argv[1])
 from conftest import LIMITS, honest, play
 from arena.entrants import parse_spec
@@ -304,12 +306,13 @@ from arena.plugins import get_plugins
 from arena.sandbox.probe import protections
 from arena.seating import SeatPool
 job = json.loads(sys.argv[2])
-pool = SeatPool(get_plugins(), "process", LIMITS)
+limits = dataclasses.replace(LIMITS, threads=job.get("threads", 1))
+pool = SeatPool(get_plugins(), "process", limits)
 played = []
 try:
     for seed in range(1, job["games"] + 1):
         attacker = parse_spec("attacker=py:hostile_template:Bot", options=job["options"])
-        record, texts = play([attacker, honest()], seed=seed, pool=pool)
+        record, texts = play([attacker, honest()], limits=limits, seed=seed, pool=pool)
         played.append([record, texts[0]])
 finally:
     pool.close()
@@ -370,6 +373,18 @@ def test_as_nobody_a_template_counts_no_id_its_games_take_while_they_play(folder
     options = {"watch_ids": True, "wake": where.endswith("woken by its games")}
     games = template_games(folder, options, 5, delegated if where == "delegated cgroup" else None)
     assert last_reports(games, "watched")[-1] == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("where", list(WHERE))
+def test_as_nobody_a_templates_thread_computes_nothing_while_its_games_play(folder, delegated, where):
+    # [limits] threads = 4 lets the template's thread be; it computes half of every 20 ms (unstopped, over 100 ms a
+    # game here; stopped, what it computes from a request to the runner reading its answer): frozen in its cell, or
+    # without a freezer stopped with the template (SIGSTOP stops every thread), from its answer to the next request
+    games = template_games(folder, {"helper": "thread", "cpu_marks": True}, 4, delegated if WHERE[where] else None,
+                           threads=4)
+    marks = last_reports(games, "marks")[-1]
+    assert len(marks) == 3 and all(wall_ms >= 200 for _, wall_ms in marks), marks
+    assert all(cpu_ms < 50 for cpu_ms, _ in marks), f"its template computed [CPU ms, wall ms] {marks} meanwhile"
 
 
 def test_as_nobody_without_cgroups_a_template_whose_games_keep_its_process_group_gets_no_game_started(folder):

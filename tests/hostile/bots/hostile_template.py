@@ -53,7 +53,12 @@ being played) the template forks children every few ms and counts the ids
 its game took meanwhile (each game's bot starts threads at its start, as many
 as its seed says; ``hostile: {"watched": [...]}``); with ``wake`` too, each
 game's bot first sends SIGCONT to its process group and to every process it
-may signal (a template stopped without a freezer would run). With ``import_burn``
+may signal (a template stopped without a freezer would run). With
+``cpu_marks`` the template notes its CPU and wall time as each request comes,
+and each game's bot reports both from each request to the next (``hostile:
+{"marks": [[cpu_ms, wall_ms], ...]}``), each game lasting a fifth of a second at
+least (with ``helper`` "thread" and ``[limits] threads`` above one, what its
+thread computed meanwhile). With ``import_burn``
 (seconds) the template computes that long at import, before it says ready;
 with ``ready_burn`` right after it said ready, before it reads its first
 request (its soft CPU limit raised for both, as with ``burn``). The bot
@@ -337,6 +342,21 @@ def _burning_recv_fds(*args: Any) -> Any:
 
 
 _READY_BURNT: list[bool] = []  # with ``ready_burn``: whether its first request was read
+MARKS: list[tuple[float, float]] = []  # with ``cpu_marks``: the template's CPU and wall time (s) at each request
+
+
+def _marking_recv_fds(*args: Any) -> Any:
+    """In the template: note its CPU time (every thread of it) and the wall time as each request comes."""
+    received = _recv_fds(*args)
+    MARKS.append((time.process_time(), time.monotonic()))
+    return received
+
+
+def cpu_marks() -> list[list[float]]:
+    """In a game's bot: ``[CPU ms, wall ms]`` of its template from each request to the next, its games played
+    in between."""
+    return [[round((cpu - MARKS[at][0]) * 1000, 1), round((wall - MARKS[at][1]) * 1000, 1)]
+            for at, (cpu, wall) in enumerate(MARKS[1:])]
 
 
 def _late_recv_fds(*args: Any) -> Any:
@@ -536,6 +556,8 @@ if CONTROL is not None:
         socket.recv_fds = _watching_recv_fds
     if OPTIONS.get("ready_burn"):
         socket.recv_fds = _late_recv_fds
+    if OPTIONS.get("cpu_marks"):
+        socket.recv_fds = _marking_recv_fds
     if OPTIONS.get("slot_helper"):
         socket.recv_fds = _helping_recv_fds
         _HELPER_PIPE.extend(os.pipe())  # at import: a descriptor of its own, not one it was sent
@@ -555,7 +577,7 @@ class Bot:
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
                  probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
                  watch_ids: bool = False, slot_helper: bool = False, import_burn: float = 0,
-                 ready_burn: float = 0, wake: bool = False) -> None:
+                 ready_burn: float = 0, wake: bool = False, cpu_marks: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
@@ -590,6 +612,9 @@ class Bot:
                 helper.start()
                 helper.join()
             time.sleep(0.2)  # a game long enough to be watched (on the wall clock: its CPU time stays small)
+        if OPTIONS.get("cpu_marks"):
+            print("hostile: " + json.dumps({"marks": cpu_marks()}), file=sys.stderr, flush=True)
+            time.sleep(0.2)  # a game of a fifth of a second at least, on the wall clock
         if OPTIONS.get("probes"):
             print("hostile: " + json.dumps({"probed": PROBED}), file=sys.stderr, flush=True)
             self.marks = info["seed"] % 4  # threads started, and tens of ms of CPU burned, after the game
