@@ -141,7 +141,8 @@ class Protections:
                 if self.filesystem else ""),
              "a game's bot is forked from a template that imported it, in namespaces of its own, the child of "
              "the template's reaper: the template learns nothing of how its games end" + (
-                 "" if self.core_cgroup else " (but when: without the freezer it runs beside them)")
+                 "" if self.core_cgroup else "; without the freezer it is stopped (SIGSTOP) while they play, "
+                 "its games in sessions of their own")
              if self.fork_template else "each game starts the bot's host process afresh"),
             ("no new privileges", "on",
              "NO_NEW_PRIVS: set-user-id programs give nothing; RLIMIT_CPU hard limit finite"),

@@ -84,6 +84,7 @@ def test_arena_sandbox_as_nobody_names_exactly_what_is_off(folder):
     # what holds the kernel channels below for this runner, shown as on (or, off, with its reason)
     rows = {line[:27].strip(): line[27:].split("  ")[0] for line in table.stdout.splitlines()}
     assert rows["system-call filter"] == rows["fresh keyring"] == "on"
+    assert "without the freezer it is stopped (SIGSTOP) while they play" in table.stdout  # its template
 
 
 def test_a_tournament_requiring_memory_is_refused_as_nobody(folder):
