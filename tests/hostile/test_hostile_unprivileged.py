@@ -406,12 +406,14 @@ def test_as_nobody_without_cgroups_a_template_whose_games_keep_its_process_group
         assert record["moves"] == reference(record, 0, seed)["moves"]
 
 
-def test_as_nobody_without_cgroups_a_template_that_starts_a_process_at_import_gets_no_game_started(folder):
+@pytest.mark.parametrize("helper", ["process", "orphan"])
+def test_as_nobody_without_cgroups_a_template_that_starts_a_process_at_import_gets_no_game_started(folder, helper):
     # no cgroup lists the template's processes here: the runner walks its PID namespace (every process of it
-    # descends from its reaper, whatever it does), at its ready and before each game
+    # descends from its reaper, whatever it does: an orphan in a session of its own is the reaper's child), at its
+    # ready and before each game
     from test_hostile_template import reference
 
-    job = json.dumps({"options": {"helper": "process"}, "games": 2})
+    job = json.dumps({"options": {"helper": helper}, "games": 2})
     result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder)
     assert result.returncode == 0, result.stderr[-3000:]
     played = json.loads(result.stdout.splitlines()[-1])["games"]

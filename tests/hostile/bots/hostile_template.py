@@ -17,7 +17,8 @@ before through ``/proc/PID/mem``; the bot reports what its buffer holds
 (``hostile: {"poked": ...}``). With ``burn`` (seconds), the template raises
 its soft CPU limit at import and computes that long on each request for a game.
 With ``helper`` ("thread" or "process"), the template starts a helper at
-import that would compute between games. With ``patch`` (a list of
+import that would compute between games ("orphan": a process in a session of
+its own whose parent exited, so that the template's reaper is its parent). With ``patch`` (a list of
 "unmap", "dumpable", "scratch", "descriptors", "proc", "session"), the template turns off
 that part of its games' jail (the host's code is the template's, so the bot's):
 it keeps its shared mappings, stays dumpable, keeps the template's /tmp (where
@@ -299,6 +300,14 @@ if CONTROL is not None and OPTIONS.get("helper") == "thread":
     threading.Thread(target=helper, daemon=True).start()
 if CONTROL is not None and OPTIONS.get("helper") == "process" and os.fork() == 0:
     helper()
+if CONTROL is not None and OPTIONS.get("helper") == "orphan":  # a session of its own, then given to the reaper
+    _middle = os.fork()
+    if _middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            helper()
+        os._exit(0)
+    os.waitpid(_middle, 0)
 
 def _patch(names: list[str]) -> None:
     from arena.sandbox import jail
