@@ -83,7 +83,7 @@ def test_a_run_without_sandbox_leaves_the_jail_out_and_imports_its_leaderboard_w
         import json, sys, threading
         importers = {{}}
         def audit(event, args):
-            if event == "import" and args[0] in ("tabulate", "arena.standings.board"):
+            if event == "import" and args[0] in ("tabulate", "numpy", "arena.standings.board"):
                 importers.setdefault(args[0], threading.current_thread().name)
         sys.addaudithook(audit)
         from arena.cli import cli
@@ -93,7 +93,7 @@ def test_a_run_without_sandbox_leaves_the_jail_out_and_imports_its_leaderboard_w
             print(json.dumps({{"jail": [name for name in {JAIL!r} if name in sys.modules], "by": importers}}))
     """, cwd=tmp_path))
     assert found["jail"] == []
-    assert found["by"] == {"tabulate": "arena-warmup", "arena.standings.board": "arena-warmup"}
+    assert found["by"] == {"tabulate": "arena-warmup", "numpy": "arena-warmup", "arena.standings.board": "arena-warmup"}
     assert (tmp_path / "results" / "small" / "leaderboard.md").exists()
 
 
