@@ -17,7 +17,7 @@ from arena.runs.seeds import public_secret
 from arena.runs.spec import FinishedGame, GameSpec
 from arena.tournament.config import load_tournament
 from arena.tournament.schedule import build_schedule
-from tournament_files import write_tournament
+from tournament_files import stored_count, write_tournament
 
 try:
     import distributed
@@ -145,7 +145,11 @@ def test_a_sigterm_to_the_runs_process_group_stops_it_as_one_to_the_run_does(tmp
         while len(descendants := _descendants(run.pid)) < 5:  # keeper, scheduler, two workers, the store writer
             assert run.poll() is None and time.monotonic() < deadline, "the run did not start playing"
             time.sleep(0.05)
-        time.sleep(1)
+        # a cluster's workers may count more processes than these (nannies): the run plays once games are stored
+        while stored_count(tmp_path / "results" / "cup") == 0:
+            assert run.poll() is None and time.monotonic() < deadline, "the run stored no game"
+            time.sleep(0.05)
+        descendants = _descendants(run.pid)
         os.killpg(run.pid, signal.SIGTERM)
         _, errors = run.communicate(timeout=60)
     finally:
