@@ -42,6 +42,8 @@ BETWEEN_TURNS_NS = 10_000_000
 #: how long the runner waits for a template sent SIGSTOP to be stopped (the kernel stops it within microseconds,
 #: once it leaves the kernel; a task in uninterruptible sleep stops when it wakes)
 STOP_WAIT_S = 1.0
+#: how long its CPU clock may go on moving once it is stopped (its last slice is counted as it leaves its core)
+SETTLE_S = 0.1
 #: what a task's state in ``/proc/PID/task/TID/stat`` is once it cannot run: stopped, traced, a zombie, dead
 _NOT_RUNNING = frozenset(b"TtZXx")
 #: per thread (a game is played in one): the bots that answered and were not stopped yet (lazy freezing)
@@ -206,38 +208,67 @@ class TemplateStop:
 
     Only the template is signalled, through a pidfd (never another process that got its id), never its
     process group, which holds its keeper and its reaper: the reaper must go on reaping its games and telling
-    the runner. Nothing but the runner wakes it: its games' bots are in sessions and process groups of their
-    own (checked before each game), in PID namespaces below the template's, where its id names nothing; and
-    a process of its own beside it (one it forked) is refused (the launcher's check of its namespace).
+    the runner. Its games' bots are in sessions and process groups of their own (checked before each game), in
+    PID namespaces below the template's, where its id names nothing; a process of its own beside it (one it
+    forked) is refused (the launcher's check of its namespace). What it may still arrange is a SIGCONT of its
+    own (a POSIX timer, its signal handled, sends one every millisecond: a generated SIGCONT continues a
+    stopped process whoever sends it), so its CPU clock is read once it is stopped and again before it is let
+    run: a template that ran while held (:meth:`free` says so) is ended before it forks another game, and what
+    it saw of the last one dies with it.
     """
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
+        self.clock_id = ((~pid) << 3) | 2  # the kernel's CPU clock of a process (all its threads): CPUCLOCK_SCHED
         self.wanted = True  # the runner lets it run (it has a request to answer)
+        self.held_ns: int | None = None  # its CPU time once it stopped (None: it did not stop)
 
     def hold(self) -> None:
-        """Stop the template (every thread of it) and wait until the kernel stopped it (or it is gone)."""
+        """Stop the template (every thread of it), wait until the kernel stopped it and its CPU clock stands
+        (it is off its core; or it is gone), and note that clock."""
         if not self.wanted:
             return
         self.wanted = False
+        self.held_ns = None
         try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGSTOP)
         except OSError:
             return  # gone
         deadline = time.monotonic() + STOP_WAIT_S
-        while not self.stopped() and time.monotonic() < deadline:
+        while not self.stopped():
+            if time.monotonic() > deadline:
+                return
             time.sleep(0.0001)
+        deadline = time.monotonic() + SETTLE_S
+        try:
+            last = time.clock_gettime_ns(self.clock_id)
+            while time.monotonic() < deadline:
+                time.sleep(0.0002)  # its last slice ends as it leaves its core: counted then
+                now = time.clock_gettime_ns(self.clock_id)
+                if now == last:
+                    self.held_ns = now
+                    return
+                last = now
+        except OSError:
+            pass  # gone
 
-    def free(self) -> None:
-        """Let the template run (for a request: none of its games lives)."""
+    def free(self) -> bool:
+        """Let the template run (for a request: none of its games lives); False, and it stays stopped, when it
+        ran while it was held (it arranged a SIGCONT of its own, or never stopped): it must be ended."""
         if self.wanted:
-            return
+            return True
+        try:
+            if self.held_ns is None or time.clock_gettime_ns(self.clock_id) != self.held_ns:
+                return False
+        except OSError:
+            return True  # gone: nothing of it runs
         self.wanted = True
         try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGCONT)
         except OSError:
             pass
+        return True
 
     def stopped(self) -> bool:
         """Whether no thread of the template can run now (each stopped, or it is gone)."""

@@ -177,6 +177,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         self.template_mark = 0
         self.template_marks: audit.TemplateMarks | None = None  # what its games must not share with it
         self.stop: TemplateStop | None = None  # without a cgroup freezer: the template's SIGSTOP while it is held
+        self.woken: str | None = None  # why the next game's start is a crash: its last template ran while held
         self.shared_namespaces = namespaces_shared()  # its games may stay in its (empty) network and IPC namespaces
         self.games = 0
 
@@ -440,10 +441,12 @@ class TemplateLauncher(Launcher[ForkedGame]):
         asked while the template starts).
         """
         self.error = None  # a new attempt (after a failed one, the template is started afresh)
-        if self.pending is None:
+        if self.pending is None and self.woken is None:
             if not self._settle(REAP_S):  # a bot that outlives its kill: start afresh, so the next sees none
                 self._close_template()
             self._ask_fork()
+        if self.woken is not None:  # its template ran while stopped: ended, this game's start is its crash
+            self.error, self.woken = self.woken, None
         if self.error:
             return
         assert self.pending is not None  # _ask_fork asked, or failed with error
@@ -504,7 +507,13 @@ class TemplateLauncher(Launcher[ForkedGame]):
             self.timing.mark = self.timing.origin = ahead + self.template_mark
 
     def _ask_fork(self) -> None:
-        """Send the template the pipes of a new game (starting the template first if need be)."""
+        """Send the template the pipes of a new game (starting the template first if need be); a template that
+        ran while it was stopped (:meth:`TemplateStop.free`) is ended instead, and the next game's start is a
+        crash (:attr:`woken`): the game after it starts a new template, which never saw a game."""
+        if self.stop is not None and self._template_alive() and not self.stop.free():
+            self.woken = "its template ran while it was stopped, during its last game (a SIGCONT of its own)"
+            self._close_template()
+            return
         if not self._template_alive():
             self._close_template()
             self._start_template()
@@ -517,8 +526,7 @@ class TemplateLauncher(Launcher[ForkedGame]):
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         if self.cell is not None:
             self.cell.free()  # until it answers (its CPU counted against its bot, as it goes)
-        elif self.stop is not None:
-            self.stop.free()  # every game's bot of it is reaped: it may run until it answers
+        # without a freezer its SIGSTOP ended above: every game's bot of it is reaped, it may run until it answers
         self.wake()  # after free: a cell with a request is stopped with its bot (Freezer.stops)
         self.protocol.asked(self.games)
         request = {"game": self.games, "memory_mb": self.limits.memory_mb, "keep": self.keep,
@@ -647,8 +655,8 @@ class TemplateLauncher(Launcher[ForkedGame]):
         if not set(words) & set(self.replies.get(number, {})):
             if self.cell is not None:
                 self.cell.free()
-            elif self.stop is not None:
-                self.stop.free()
+            elif self.stop is not None and not self.stop.free():
+                self._template_broke("it ran while it was stopped (a SIGCONT of its own)", sent=False)
         deadline = time.monotonic() + self.limits.start_ms * WALL_FACTOR / 1000 + 5
         while not set(words) & set(self.replies.get(number, {})) and time.monotonic() < deadline:
             if self._control_message(max(deadline - time.monotonic(), 0)) is None:

@@ -388,6 +388,32 @@ def test_as_nobody_a_templates_thread_computes_nothing_while_its_games_play(fold
     assert all(cpu_ms < 50 for cpu_ms, _ in marks), f"its template computed [CPU ms, wall ms] {marks} meanwhile"
 
 
+@pytest.mark.parametrize("where", list(WHERE))
+def test_as_nobody_a_template_woken_by_a_timer_of_its_own_forks_no_later_game(folder, delegated, where):
+    # at import the template handles SIGCONT and arms a POSIX timer sending it one every 2 ms (a generated SIGCONT
+    # continues a stopped process): a cgroup-frozen template stays frozen; one stopped with SIGSTOP runs, and is
+    # found by its CPU clock, which moved while it was held, before the next request (ended, the next game's start a
+    # crash, the game after it a new template's), or running beside a child it forked to count ids, before its
+    # game's start. No game's bot reports an id its template saw taken
+    from test_hostile_template import reference
+
+    job = json.dumps({"options": {"watch_ids": True, "timer_wake": True}, "games": 5})
+    result = as_nobody([sys.executable, "-c", TEMPLATE_WORKER, os.path.dirname(__file__), job], folder,
+                       delegated if WHERE[where] else None)
+    assert result.returncode == 0, result.stderr[-3000:]
+    played = json.loads(result.stdout.splitlines()[-1])["games"]
+    assert all(seen == [0] * len(seen) for seen in reports("".join(text for _, text in played), "watched"))
+    crashed = [seed for seed, (record, _) in enumerate(played, start=1) if record["faults"]]
+    # without cgroups a template plays at most one game: the next one's start is a crash, and so on
+    assert (crashed == []) if WHERE[where] else all(seed in crashed or seed + 1 in crashed for seed in range(1, 5)), \
+        crashed
+    for seed, (record, _) in enumerate(played, start=1):
+        assert all((fault["seat"], fault["kind"], fault["decision"]) == (0, "crash", "start") and (
+            "its template ran while it was stopped" in fault["detail"] or "ran beside 1 process" in fault["detail"])
+            for fault in record["faults"]), record["faults"]
+        assert record["moves"] == reference(record, 0, seed)["moves"]
+
+
 def test_as_nobody_without_cgroups_a_template_whose_games_keep_its_process_group_gets_no_game_started(folder):
     # its games' bots skip their setsid (the template changed the host's code), so that stopping one between its
     # turns would stop its template with it and its SIGCONT (kill(0)) would wake it: found before each game's start

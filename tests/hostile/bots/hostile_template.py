@@ -59,7 +59,9 @@ may signal (a template stopped without a freezer would run). With
 and each game's bot reports both from each request to the next (``hostile:
 {"marks": [[cpu_ms, wall_ms], ...]}``), each game lasting a fifth of a second at
 least (with ``helper`` "thread" and ``[limits] threads`` above one, what its
-thread computed meanwhile). With ``import_burn``
+thread computed meanwhile). With ``timer_wake`` the template handles SIGCONT
+and arms a POSIX timer that sends it one every 2 ms (to wake itself if it is
+stopped with SIGSTOP). With ``import_burn``
 (seconds) the template computes that long at import, before it says ready;
 with ``ready_burn`` right after it said ready, before it reads its first
 request (its soft CPU limit raised for both, as with ``burn``). The bot
@@ -354,6 +356,21 @@ _READY_BURNT: list[bool] = []  # with ``ready_burn``: whether its first request 
 MARKS: list[tuple[float, float]] = []  # with ``cpu_marks``: the template's CPU and wall time (s) at each request
 
 
+def sigcont_timer(interval_ms: int) -> None:
+    """In the template: a POSIX timer that sends it SIGCONT every ``interval_ms``, which would wake it were it
+    stopped with SIGSTOP (a generated SIGCONT continues a stopped process, whoever sends it)."""
+    signal.signal(signal.SIGCONT, lambda *args: None)  # handled, not ignored: the kernel does not drop it
+    libc = ctypes.CDLL(None, use_errno=True)
+    sigevent = (ctypes.c_int * 16)()  # sigev_value (8 bytes), sigev_signo, sigev_notify (SIGEV_SIGNAL, 0), ...
+    sigevent[2] = signal.SIGCONT
+    timer = ctypes.c_void_p()
+    if libc.timer_create(1, ctypes.byref(sigevent), ctypes.byref(timer)) != 0:  # CLOCK_MONOTONIC
+        raise OSError(ctypes.get_errno(), "timer_create")
+    period = (ctypes.c_long * 4)(0, interval_ms * 1_000_000, 0, interval_ms * 1_000_000)
+    if libc.timer_settime(timer, 0, ctypes.byref(period), None) != 0:
+        raise OSError(ctypes.get_errno(), "timer_settime")
+
+
 def _marking_recv_fds(*args: Any) -> Any:
     """In the template: note its CPU time (every thread of it) and the wall time as each request comes."""
     received = _recv_fds(*args)
@@ -567,6 +584,8 @@ if CONTROL is not None:
         socket.recv_fds = _late_recv_fds
     if OPTIONS.get("cpu_marks"):
         socket.recv_fds = _marking_recv_fds
+    if OPTIONS.get("timer_wake"):
+        sigcont_timer(2)
     if OPTIONS.get("slot_helper"):
         socket.recv_fds = _helping_recv_fds
         _HELPER_PIPE.extend(os.pipe())  # at import: a descriptor of its own, not one it was sent
@@ -586,7 +605,8 @@ class Bot:
                  patch: list[str] = (), tmp_notes: bool = False, statuses: bool = False,
                  probes: bool = False, keep: bool = False, peek: bool = False, mount_slot: bool = False,
                  watch_ids: bool = False, slot_helper: bool = False, import_burn: float = 0,
-                 ready_burn: float = 0, wake: bool = False, cpu_marks: bool = False) -> None:
+                 ready_burn: float = 0, wake: bool = False, cpu_marks: bool = False,
+                 timer_wake: bool = False) -> None:
         self.losing = losing
         self.seat = 0
         self.status = 0
