@@ -145,7 +145,8 @@ def test_a_sigterm_to_the_runs_process_group_stops_it_as_one_to_the_run_does(tmp
         while len(descendants := _descendants(run.pid)) < 5:  # keeper, scheduler, two workers, the store writer
             assert run.poll() is None and time.monotonic() < deadline, "the run did not start playing"
             time.sleep(0.05)
-        # a cluster's workers may count more processes than these (nannies): the run plays once games are stored
+        # five processes may be reached before the writer (a transient one a worker starts counts too): the run
+        # plays, its handlers in place, once games are stored
         while stored_count(tmp_path / "results" / "cup") == 0:
             assert run.poll() is None and time.monotonic() < deadline, "the run stored no game"
             time.sleep(0.05)
