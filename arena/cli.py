@@ -28,8 +28,8 @@ from arena.entrants import check_entrants_play, parse_spec
 from arena.errors import ArenaError, OutputPathError, SetupError
 from arena.games.base import GameState
 from arena.match import Limits, Seat, derive_seed, play_game
-from arena.runs.options import LIMIT_RANGES, limit_options, parse_option_pairs
-from arena.runs.process import RETRY_SIGNAL, interruptible, retry_soon, watch_forks
+from arena.runs.options import LIMIT_RANGES, exit_status_of_signal, limit_options, parse_option_pairs
+from arena.runs.process import RETRY_SIGNAL, disarm_retry, interruptible, retry_soon, watch_forks
 from arena.plugins import get_plugins
 from arena.preflight import check_entrants
 from arena.safetext import escape
@@ -59,9 +59,17 @@ atexit.register(gc.freeze)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-#: exit status after Ctrl-C (128 + SIGINT) and after the reader of our output went away (128 + SIGPIPE)
+#: exit status after Ctrl-C (128 + SIGINT), after SIGTERM (128 + SIGTERM) and after the reader of our output went
+#: away (128 + SIGPIPE)
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = exit_status_of_signal(signal.SIGTERM)
 EXIT_BROKEN_PIPE = 141
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM seen outside a run's play (:func:`_interrupt`): a ``KeyboardInterrupt``, so that whatever ends
+    cleanly on Ctrl-C (a cluster, the bots being checked, the live site, the results folder's lock) ends on
+    SIGTERM too; the command line reports it in words and a status of its own."""
 
 
 class ArenaGroup(click.Group):
@@ -70,7 +78,8 @@ class ArenaGroup(click.Group):
     The message is escaped (:func:`arena.safetext.escape`): a path or a name
     holding a newline or a terminal escape stays one harmless line. Ctrl-C in
     a command that does not handle it itself exits 130 (click's own "Aborted!"
-    exits 1, the status of a failed check); output piped into a reader that
+    exits 1, the status of a failed check), SIGTERM 143 (a supervisor's stop:
+    systemd, Kubernetes, CI, ``timeout``); output piped into a reader that
     stops early (``arena export ... | head``) exits 141 without a word, as a
     program killed by SIGPIPE does, not 1 (a replay mismatch).
     """
@@ -78,7 +87,13 @@ class ArenaGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         _interrupt_where_it_is_seen()
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                _raise_pending()
+        except Terminated:
+            click.echo("arena: stopped by SIGTERM", err=True)  # no terminal echoed a ^C: no new line first
+            raise click.exceptions.Exit(EXIT_TERMINATED) from None
         except ArenaError as error:
             raise _click_error(error.exit_code)(escape(str(error))) from None
         except click.ClickException as error:  # click's own (a bad option value, a missing file): the same care
@@ -95,31 +110,100 @@ class ArenaGroup(click.Group):
             with contextlib.suppress(OSError, ValueError):  # ValueError: a stdout with no descriptor (a test's)
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
+        finally:
+            _default_sigterm_from_now()
 
 
 def _interrupt(signum: int, frame: Any) -> None:
-    """Ctrl-C as KeyboardInterrupt, but never where Python would print it and drop it.
+    """Ctrl-C as KeyboardInterrupt and SIGTERM as :class:`Terminated`, but never where Python would print the
+    exception and drop it.
 
     Raised in a fork handler (logging's ``_releaseLock`` after every fork: the
     run's workers, its store writer, the bots' checks), a
     ``__del__`` or a finalizer, the exception is printed as "Exception
     ignored" and lost, and the command goes on as if nobody had asked it to
-    stop; there it is raised again a moment later (:func:`arena.runs.process.retry_soon`).
+    stop; there the signal is sent again a moment later (:func:`arena.runs.process.retry_soon`), to whichever
+    handler holds it by then (a run's pool that began meanwhile stops as it does on the signal itself).
+    A process forked from this one that keeps this handler (it set none of its own) dies of SIGTERM, as
+    before it was installed: only the command's own process turns it into an exception.
     """
+    global _postponed, _terminated
+    if signum == RETRY_SIGNAL:
+        postponed, _postponed = _postponed, None
+        if postponed is not None:
+            signal.raise_signal(postponed)  # handled once this handler returns, by the signal's handler then
+        return
+    if signum == signal.SIGTERM and os.getpid() != _owner:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+        return
     if not interruptible(frame):
+        _postponed = signum
         retry_soon()
         return
+    if signum == signal.SIGTERM:
+        _terminated = True
+        raise Terminated
     raise KeyboardInterrupt
 
 
+#: the signal :func:`_interrupt` could not raise where it came, sent again by :data:`RETRY_SIGNAL`
+_postponed: int | None = None
+#: SIGTERM was raised as :class:`Terminated` during this command (:func:`_raise_pending`)
+_terminated = False
+#: the process whose handlers :func:`_interrupt_where_it_is_seen` installed
+_owner = 0
+
+
 def _interrupt_where_it_is_seen() -> None:
-    """Install :func:`_interrupt` for SIGINT (and its retry signal) in the main thread; a run replaces it while
-    its pool plays (``arena.runs.loop``), and puts it back after."""
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is \
-            signal.default_int_handler:
+    """Install :func:`_interrupt` for SIGINT, SIGTERM and the retry signal in the main thread; a run replaces
+    the first two while its pool plays (``arena.runs.loop``), and puts them back after.
+
+    A signal the command was started with ignored stays ignored (a shell's
+    background job ignores SIGINT; ``nohup`` and supervisors may ignore others).
+    """
+    global _owner, _terminated
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _terminated = False
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    wanted = [signum for signum, default in defaults.items() if signal.getsignal(signum) == default]
+    if wanted:
         watch_forks()
+        _owner = os.getpid()
         signal.signal(RETRY_SIGNAL, _interrupt)
-        signal.signal(signal.SIGINT, _interrupt)
+        for signum in wanted:
+            signal.signal(signum, _interrupt)
+
+
+def _raise_pending() -> None:
+    """As a command ends, raise the stop it was asked for and may not have seen: one :func:`_interrupt`
+    postponed a moment ago (its retry has not come yet), or a SIGTERM raised where it was lost.
+
+    Python drops an exception raised by a signal handler in more places than
+    :func:`arena.runs.process.interruptible` can see (an extension module's
+    initialisation swallows it: numpy.random's, imported by the leaderboard),
+    and a command that caught :class:`Terminated` as a Ctrl-C (the live
+    site's) ended by it all the same: SIGTERM asks for a stop and its status,
+    whatever the command did with the exception. Ctrl-C caught is Ctrl-C answered.
+    """
+    global _postponed, _terminated
+    postponed, _postponed = _postponed, None
+    terminated, _terminated = _terminated, False
+    if postponed is not None:
+        disarm_retry()
+    if terminated or postponed == signal.SIGTERM:
+        raise Terminated
+    if postponed is not None:
+        raise KeyboardInterrupt
+
+
+def _default_sigterm_from_now() -> None:
+    """Give SIGTERM its default action back once the command is done: the interpreter's exit handlers that
+    follow (logging's flush, the collector's freeze) would print an exception raised in them and drop it.
+    SIGINT keeps :func:`_interrupt` (Python's own handler would do the same there)."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is _interrupt:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @functools.cache
@@ -150,7 +234,7 @@ def cli() -> None:
 
     Exit status: 0 done; 1 a check failed (replay mismatch, regression found);
     2 bad usage or input; 130 stopped by Ctrl-C; 141 the reader of the output
-    stopped early (e.g. `| head`).
+    stopped early (e.g. `| head`); 143 stopped by SIGTERM.
     """
 
 

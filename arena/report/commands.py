@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 
 import click
@@ -79,7 +80,8 @@ def serve(results: str, host: str, port: int, verbose: bool, parent: int | None)
     page updates itself within a few seconds of a game being stored, without
     reloading. It works while `arena run` or `arena compare` writes to the
     folder (the store is only read) and on a finished run alike; `arena run
-    FILE --serve` starts it beside a run. Ctrl-C stops it.
+    FILE --serve` starts it beside a run. Ctrl-C stops it; so does SIGTERM,
+    with exit status 143.
 
     \b
       arena serve results/demo                  # then open http://127.0.0.1:8000/
@@ -100,6 +102,7 @@ def serve(results: str, host: str, port: int, verbose: bool, parent: int | None)
     if parent is not None:  # beside a run, once started (the run waits for that): the run's processes come first
         with contextlib.suppress(OSError):  # set before any thread starts: Linux keeps a nice value per thread
             os.nice(10)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the run ends it so: without a word on the run's terminal
     try:
         server, _ = start(site, host, port, verbose, parent)
     except OSError as error:

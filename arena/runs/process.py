@@ -98,7 +98,12 @@ def retry_soon() -> None:
     signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
 
 
+def disarm_retry() -> None:
+    """Disarm :func:`retry_soon`'s timer (a stop it would have brought back is taken care of now)."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def cancel_retry() -> None:
     """Disarm :func:`retry_soon`'s timer and ignore its signal from now on."""
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    disarm_retry()
     signal.signal(RETRY_SIGNAL, signal.SIG_IGN)
