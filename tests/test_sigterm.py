@@ -120,7 +120,8 @@ def assert_stopped_by_sigterm(status: int, err: str) -> None:
     assert "Traceback" not in err and "Exception ignored" not in err and "Aborted" not in err, err
 
 
-def test_sigterm_while_the_bots_are_checked_stops_the_run_in_one_line_and_a_rerun_plays_it(tmp_path):
+@pytest.mark.parametrize("to", ["the command", "its process group"])
+def test_sigterm_while_the_bots_are_checked_stops_the_run_in_one_line_and_a_rerun_plays_it(tmp_path, to):
     (tmp_path / "slow_start.py").write_text(SLOW_TO_START)
     (tmp_path / "slow").touch()
     path = write_tournament(tmp_path, ["late=cmd:python3 slow_start.py", "random"], "silk-road:2", deals=1,
@@ -133,7 +134,10 @@ def test_sigterm_while_the_bots_are_checked_stops_the_run_in_one_line_and_a_reru
             time.sleep(0.01)
         assert started.exists(), "the bot's check did not begin"
         bot = int(started.read_text())
-        os.kill(process.pid, signal.SIGTERM)  # to the command alone, as `timeout` and systemd send it
+        if to == "the command":
+            os.kill(process.pid, signal.SIGTERM)  # as `timeout` and systemd's main-process stop send it
+        else:
+            os.killpg(process.pid, signal.SIGTERM)  # as a CI runner or Kubernetes may: the bot gets it too
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
