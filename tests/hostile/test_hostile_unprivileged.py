@@ -404,9 +404,11 @@ def test_as_nobody_a_template_woken_by_a_timer_of_its_own_forks_no_later_game(fo
     played = json.loads(result.stdout.splitlines()[-1])["games"]
     assert all(seen == [0] * len(seen) for seen in reports("".join(text for _, text in played), "watched"))
     crashed = [seed for seed, (record, _) in enumerate(played, start=1) if record["faults"]]
-    # without cgroups a template plays at most one game: the next one's start is a crash, and so on
-    assert (crashed == []) if WHERE[where] else all(seed in crashed or seed + 1 in crashed for seed in range(1, 5)), \
-        crashed
+    # without cgroups a template woken while its game plays is ended, the next game's start a crash. Not every
+    # game: a SIGSTOP that lands while the timer's SIGCONT is pending discards it, and the kernel re-arms a periodic
+    # timer only once its signal is taken, so that template stays stopped through that game (as the runner wants;
+    # it arms its timer again at the next request; before it did, no game crashed in 1 run of 5 under load)
+    assert (crashed == []) if WHERE[where] else crashed != [], crashed
     for seed, (record, _) in enumerate(played, start=1):
         assert all((fault["seat"], fault["kind"], fault["decision"]) == (0, "crash", "start") and (
             "its template ran while it was stopped" in fault["detail"] or "ran beside 1 process" in fault["detail"])

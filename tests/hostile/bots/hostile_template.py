@@ -61,7 +61,10 @@ and each game's bot reports both from each request to the next (``hostile:
 least (with ``helper`` "thread" and ``[limits] threads`` above one, what its
 thread computed meanwhile). With ``timer_wake`` the template handles SIGCONT
 and arms a POSIX timer that sends it one every 2 ms (to wake itself if it is
-stopped with SIGSTOP). With ``import_burn``
+stopped with SIGSTOP), armed again at each request: a SIGSTOP discards a SIGCONT
+still pending, and the kernel re-arms a periodic timer only as its signal is
+taken, so one SIGSTOP that lands while the timer's signal waits would end the
+attack for good. With ``import_burn``
 (seconds) the template computes that long at import, before it says ready;
 with ``ready_burn`` right after it said ready, before it reads its first
 request (its soft CPU limit raised for both, as with ``burn``). The bot
@@ -356,6 +359,9 @@ _READY_BURNT: list[bool] = []  # with ``ready_burn``: whether its first request 
 MARKS: list[tuple[float, float]] = []  # with ``cpu_marks``: the template's CPU and wall time (s) at each request
 
 
+_TIMER: list[Callable[[], None]] = []  # with ``timer_wake``: arms the template's SIGCONT timer (again)
+
+
 def sigcont_timer(interval_ms: int) -> None:
     """In the template: a POSIX timer that sends it SIGCONT every ``interval_ms``, which would wake it were it
     stopped with SIGSTOP (a generated SIGCONT continues a stopped process, whoever sends it)."""
@@ -367,8 +373,23 @@ def sigcont_timer(interval_ms: int) -> None:
     if libc.timer_create(1, ctypes.byref(sigevent), ctypes.byref(timer)) != 0:  # CLOCK_MONOTONIC
         raise OSError(ctypes.get_errno(), "timer_create")
     period = (ctypes.c_long * 4)(0, interval_ms * 1_000_000, 0, interval_ms * 1_000_000)
-    if libc.timer_settime(timer, 0, ctypes.byref(period), None) != 0:
-        raise OSError(ctypes.get_errno(), "timer_settime")
+
+    def arm() -> None:
+        if libc.timer_settime(timer, 0, ctypes.byref(period), None) != 0:
+            raise OSError(ctypes.get_errno(), "timer_settime")
+
+    arm()
+    _TIMER.append(arm)
+
+
+def _rearming_recv_fds(*args: Any) -> Any:
+    """In the template: arm its SIGCONT timer again before each request (a SIGSTOP that found the timer's signal
+    pending discarded it, and with it the timer's next periods), then read the request as it would."""
+    _TIMER[0]()
+    return _TIMED_RECV[0](*args)
+
+
+_TIMED_RECV: list[Callable[..., Any]] = []  # with ``timer_wake``: how the template read a request before
 
 
 def _marking_recv_fds(*args: Any) -> Any:
@@ -586,6 +607,8 @@ if CONTROL is not None:
         socket.recv_fds = _marking_recv_fds
     if OPTIONS.get("timer_wake"):
         sigcont_timer(2)
+        _TIMED_RECV.append(socket.recv_fds)
+        socket.recv_fds = _rearming_recv_fds
     if OPTIONS.get("slot_helper"):
         socket.recv_fds = _helping_recv_fds
         _HELPER_PIPE.extend(os.pipe())  # at import: a descriptor of its own, not one it was sent
