@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament_files import stored_count, write_tournament
+from tournament_files import session_processes, stored_count, write_tournament
 
 try:
     import distributed
@@ -83,20 +83,6 @@ cli(sys.argv[3:], prog_name="arena")
 '''
 
 STOPPED = "arena: stopped by SIGTERM"
-
-
-def session_processes(session: int) -> list[int]:
-    """Processes alive in a session (zombies left out)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == session and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
 
 
 def alive(pid: int) -> bool:

@@ -22,7 +22,7 @@ from arena.runs.store import open_store
 from arena_bots.random_bot import RandomBot
 
 import tournament_files
-from tournament_files import stored_count, stored_records
+from tournament_files import session_processes, stored_count, stored_records
 
 TESTS = Path(__file__).parent
 
@@ -247,20 +247,6 @@ def wait_for_games(folder: Path, count: int, process: subprocess.Popen) -> int:
             return stored
         time.sleep(0.01)
     raise AssertionError("the run did not store enough games in time")
-
-
-def session_processes(session: int) -> list[int]:
-    """Processes still alive in a session (zombies excluded)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == session and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
 
 
 def wait_until_gone(session: int) -> list[int]:

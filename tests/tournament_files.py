@@ -118,3 +118,17 @@ def _value(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_key(key)} = {_value(item)}" for key, item in value.items()) + "}"
     return "[" + ", ".join(_value(item) for item in value) + "]"
+
+
+def session_processes(session: int) -> list[int]:
+    """Processes still alive in a session (zombies excluded): what a stopped run must not leave behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == session and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
