@@ -12,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import cli
-from tournament_files import stored_count, stored_records, write_tournament
+from tournament_files import living_processes, stored_count, stored_records, write_tournament
 
 def write_boxed(folder: Path, deals: int) -> str:
     """``folder/boxed.toml``: both games, three reference bots."""
@@ -35,14 +35,8 @@ def test_sandboxed_bots_play_the_same_games_as_in_process_bots(tmp_path):
 def descendants(root: int) -> set[int]:
     """Every living process below ``root`` (bots run in sessions of their own, so the tree finds them)."""
     children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    for pid, fields in living_processes():
+        children.setdefault(int(fields[1]), []).append(pid)
     found, todo = set(), [root]
     while todo:
         for child in children.get(todo.pop(), []):

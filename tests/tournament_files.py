@@ -13,7 +13,7 @@ import re
 import sqlite3
 import tomllib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from arena.runs.store import open_store
 
@@ -120,15 +120,19 @@ def _value(value: Any) -> str:
     return "[" + ", ".join(_value(item) for item in value) + "]"
 
 
-def session_processes(session: int) -> list[int]:
-    """Processes still alive in a session (zombies excluded): what a stopped run must not leave behind."""
-    found = []
+def living_processes() -> Iterator[tuple[int, list[str]]]:
+    """Every living process (zombies excluded): its id and the fields of its ``/proc/PID/stat`` after its name
+    (``[1]`` its parent, ``[3]`` its session)."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[3]) == session and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
+            if fields[0] != "Z":
+                yield int(entry.name), fields
+
+
+def session_processes(session: int) -> list[int]:
+    """Processes still alive in a session (zombies excluded): what a stopped run must not leave behind."""
+    return [pid for pid, fields in living_processes() if int(fields[3]) == session]
