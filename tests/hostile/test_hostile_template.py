@@ -357,6 +357,17 @@ def test_a_game_tells_the_games_after_it_nothing_through_its_exit_status():
     assert found == [[]] * 6, f"statuses heard by later games: {found}"
 
 
+def saw_nothing(looks: list[dict]) -> None:
+    """What a template's probes found at each of its requests (the last game's bot reports them all): at the
+    request after ``index`` games, every earlier game's bot gone and unreadable, and each new bot the same id."""
+    for index, seen in enumerate(looks):
+        ids = seen.pop("ids")
+        assert seen == {"waitid": "no child", "children_cpu_ms": 0, "kill": ["gone"] * index,
+                        "cpu_clock": ["refused"] * index, "proc": [], "reaper": "hidden",
+                        "pidfds": [True] * index}, (index, seen)
+        assert len(set(ids)) <= 1, f"the games' bots got ids {ids}: the games before took some"
+
+
 def test_a_template_learns_nothing_of_the_games_it_forked_whatever_it_asks():
     """At each request the template asks the kernel about every game's bot it forked before: ``waitid``, its
     children's CPU time, ``kill(pid, 0)``, their CPU clocks, its ``/proc`` (theirs, and its parent's: the reaper,
@@ -365,12 +376,7 @@ def test_a_template_learns_nothing_of_the_games_it_forked_whatever_it_asks():
     threads and exits, as much as its seed says. Every game's template saw the same, before every fork: nothing."""
     found = games_of("probed", 5, probes=True)
     assert [len(seen) for seen in found] == [1, 2, 3, 4, 5]  # each bot reports every look of its template so far
-    for index, seen in enumerate(found[-1]):
-        ids = seen.pop("ids")
-        assert seen == {"waitid": "no child", "children_cpu_ms": 0, "kill": ["gone"] * index,
-                        "cpu_clock": ["refused"] * index, "proc": [], "reaper": "hidden",
-                        "pidfds": [True] * index}, (index, seen)
-        assert len(set(ids)) <= 1, f"the games' bots got ids {ids}: the games before took some"
+    saw_nothing(found[-1])
 
 
 def test_a_template_that_moves_a_process_into_its_games_slots_gets_no_game_started():
